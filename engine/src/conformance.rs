@@ -1,0 +1,177 @@
+//! The conformance check every game passes (after OpenSpiel's
+//! `RandomSimTest`): random games played to the end, with the facts of the
+//! [`Game`] contract checked at every position.
+//!
+//! Each game's tests call [`check_random_games`] in one line. A broken fact
+//! panics with the position and what went wrong.
+
+use std::collections::BTreeSet;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use crate::game::{Action, Game, Player, Symmetry};
+
+/// What the check saw, to show it did real work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConformanceReport {
+    /// Games played to the end.
+    pub games: usize,
+    /// Positions checked.
+    pub positions: usize,
+    /// Games won by the first player, drawn, won by the second player.
+    pub results: [usize; 3],
+}
+
+/// Plays `games` random games of `game` from its initial state (seeded by
+/// `seed`) and checks at every position:
+/// - legal actions sorted, unique, in range, and empty exactly when the game
+///   is over; `is_legal` agrees with the list for every action id;
+/// - `play` refuses an illegal action;
+/// - no game is longer than `max_game_length`;
+/// - outcomes are zero-sum between the two players;
+/// - clones are equal, and position and move texts round-trip;
+/// - the encoding has the declared size and is finite;
+/// - each symmetry maps the legal actions onto the transformed position's
+///   legal actions, and composed with its inverse is the identity.
+pub fn check_random_games<G: Game>(game: &G, games: usize, seed: u64) -> ConformanceReport {
+    let spec = game.spec();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut report = ConformanceReport::default();
+    let mut actions = Vec::new();
+    let mut planes = vec![0.0f32; spec.observation_len()];
+    let symmetric_games: Vec<G> = (0..spec.symmetry_count)
+        .map(|s| game.transformed(Symmetry(s as u8)))
+        .collect();
+    for _ in 0..games {
+        let mut state = game.initial_state();
+        let mut length = 0;
+        loop {
+            report.positions += 1;
+            let text = game.format_state(&state);
+            check_actions(game, &state, &mut actions, &text);
+            check_texts(game, &state, &actions, &text);
+            game.encode(&state, &mut planes);
+            assert!(
+                planes.iter().all(|v| v.is_finite()),
+                "{text}: encoding has a non-finite value"
+            );
+            check_symmetries(game, &symmetric_games, &state, &actions, &text);
+            assert_eq!(game.ply(&state), length, "{text}: ply count");
+
+            if game.outcome(&state).is_some() {
+                assert!(actions.is_empty(), "{text}: finished game has moves");
+                let first = game.outcome_for(&state, Player::First);
+                let second = game.outcome_for(&state, Player::Second);
+                assert_eq!(
+                    first.map(|o| o.flipped()),
+                    second,
+                    "{text}: outcomes are not zero-sum"
+                );
+                report.results[(1.0 - first.map_or(0.0, |o| o.value())) as usize] += 1;
+                break;
+            }
+            assert!(!actions.is_empty(), "{text}: game goes on without moves");
+            let action = actions[rng.random_range(0..actions.len())];
+            state = game.play(&state, action).expect("a listed action is legal");
+            length += 1;
+            assert!(
+                length <= spec.max_game_length,
+                "game longer than {} plies",
+                spec.max_game_length
+            );
+        }
+        report.games += 1;
+    }
+    report
+}
+
+fn check_actions<G: Game>(game: &G, state: &G::State, actions: &mut Vec<Action>, text: &str) {
+    let count = game.spec().action_count;
+    game.legal_actions(state, actions);
+    assert!(
+        actions.windows(2).all(|w| w[0] < w[1]),
+        "{text}: legal actions not sorted and unique: {actions:?}"
+    );
+    assert!(
+        actions.iter().all(|a| a.index() < count),
+        "{text}: action out of range"
+    );
+    for id in 0..count {
+        let action = Action(id as u16);
+        let listed = actions.binary_search(&action).is_ok();
+        assert_eq!(
+            game.is_legal(state, action),
+            listed,
+            "{text}: is_legal disagrees with the list for {action:?}"
+        );
+        if !listed {
+            assert!(
+                game.play(state, action).is_err(),
+                "{text}: play accepted {action:?}"
+            );
+        }
+    }
+    assert_eq!(
+        actions.is_empty(),
+        game.outcome(state).is_some(),
+        "{text}: no moves exactly when the game is over"
+    );
+}
+
+fn check_texts<G: Game>(game: &G, state: &G::State, actions: &[Action], text: &str) {
+    assert_eq!(&state.clone(), state, "{text}: clone differs");
+    let parsed = game
+        .parse_state(text)
+        .unwrap_or_else(|e| panic!("{text}: own text does not parse: {e}"));
+    assert_eq!(&parsed, state, "{text}: text round trip");
+    for &action in actions {
+        let move_text = game.format_action(state, action);
+        let parsed = game
+            .parse_action(state, &move_text)
+            .unwrap_or_else(|e| panic!("{text}: move '{move_text}' does not parse: {e}"));
+        assert_eq!(
+            parsed, action,
+            "{text}: move text round trip for {move_text}"
+        );
+    }
+}
+
+fn check_symmetries<G: Game>(
+    game: &G,
+    symmetric_games: &[G],
+    state: &G::State,
+    actions: &[Action],
+    text: &str,
+) {
+    let mut mapped_actions = Vec::new();
+    for (index, symmetric_game) in symmetric_games.iter().enumerate() {
+        let symmetry = Symmetry(index as u8);
+        let inverse = game.inverse_symmetry(symmetry);
+        let mapped = game.transform_state(state, symmetry);
+        assert_eq!(
+            &symmetric_game.transform_state(&mapped, inverse),
+            state,
+            "{text}: symmetry {index} then its inverse"
+        );
+        symmetric_game.legal_actions(&mapped, &mut mapped_actions);
+        let expected: BTreeSet<Action> = actions
+            .iter()
+            .map(|&a| game.transform_action(a, symmetry))
+            .collect();
+        let found: BTreeSet<Action> = mapped_actions.iter().copied().collect();
+        assert_eq!(
+            found, expected,
+            "{text}: legal actions under symmetry {index}"
+        );
+        for &action in actions {
+            let there = game.transform_action(action, symmetry);
+            assert_eq!(game.transform_action(there, inverse), action);
+        }
+        assert_eq!(
+            symmetric_game.outcome(&mapped),
+            game.outcome(state),
+            "{text}: outcome under symmetry {index}"
+        );
+    }
+}

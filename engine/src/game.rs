@@ -1,0 +1,279 @@
+//! The interface every game implements.
+//!
+//! The split follows OpenSpiel's Game/State: a [`Game`] value holds the rules
+//! and their parameters (for Heraldis the board layout and the ply limit), a
+//! [`Game::State`] is a plain, cheaply cloned position. Every method that needs
+//! the rules takes the game by reference, so a search tree stores states of a
+//! few bytes each.
+//!
+//! Values and outcomes are always from the point of view of the side to move.
+
+use std::fmt::{self, Debug};
+use std::hash::Hash;
+
+use thiserror::Error;
+
+/// An action: the index of a move in the policy head of the network.
+///
+/// Actions are dense, in `0..GameSpec::action_count`; each game documents its
+/// own numbering (for Heraldis: the 25 cells, then `pass`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Action(pub u16);
+
+impl Action {
+    /// The action's index into the policy head.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// One of the two players; the first player moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Player {
+    /// The player who makes the first move.
+    First,
+    /// The player who makes the second move.
+    Second,
+}
+
+impl Player {
+    /// The other player.
+    pub fn opponent(self) -> Player {
+        match self {
+            Player::First => Player::Second,
+            Player::Second => Player::First,
+        }
+    }
+
+    /// 0 for the first player, 1 for the second.
+    pub fn index(self) -> usize {
+        match self {
+            Player::First => 0,
+            Player::Second => 1,
+        }
+    }
+}
+
+/// The result of a finished game, from the point of view of one player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// That player won.
+    Win,
+    /// Nobody won.
+    Draw,
+    /// That player lost.
+    Loss,
+}
+
+impl Outcome {
+    /// The same result seen by the other player.
+    pub fn flipped(self) -> Outcome {
+        match self {
+            Outcome::Win => Outcome::Loss,
+            Outcome::Draw => Outcome::Draw,
+            Outcome::Loss => Outcome::Win,
+        }
+    }
+
+    /// +1 for a win, 0 for a draw, −1 for a loss.
+    pub fn value(self) -> f32 {
+        match self {
+            Outcome::Win => 1.0,
+            Outcome::Draw => 0.0,
+            Outcome::Loss => -1.0,
+        }
+    }
+}
+
+/// Static facts about a game: the sizes the search and the network are built
+/// with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSpec {
+    /// Short lowercase name, as accepted by `--game`.
+    pub name: &'static str,
+    /// Number of actions, which is the size of the policy head.
+    pub action_count: usize,
+    /// Shape of the encoded position: planes, height, width.
+    pub observation_shape: [usize; 3],
+    /// Version of the encoding; bumped whenever a plane changes meaning.
+    pub encoding_version: u32,
+    /// No game lasts more plies than this.
+    pub max_game_length: usize,
+    /// Number of symmetries of the board (index 0 is the identity).
+    pub symmetry_count: usize,
+}
+
+impl GameSpec {
+    /// Number of floats in one encoded position.
+    pub fn observation_len(&self) -> usize {
+        self.observation_shape.iter().product()
+    }
+}
+
+/// An action that is not legal in the position it was applied to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+#[error("illegal move")]
+pub struct IllegalAction;
+
+/// A symmetry of the board, as an index in `0..GameSpec::symmetry_count`;
+/// index 0 is the identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Symmetry(pub u8);
+
+/// A two-player, alternating, perfect-information game.
+///
+/// Implementations must keep these facts, which the generic conformance check
+/// (`crate::conformance`) verifies on random games:
+/// - [`legal_actions`](Game::legal_actions) is sorted, without duplicates, in
+///   range, and empty exactly when [`outcome`](Game::outcome) is `Some`;
+/// - a game never lasts more than `max_game_length` plies;
+/// - [`format_state`](Game::format_state) and
+///   [`parse_state`](Game::parse_state) round-trip, and so do
+///   [`format_action`](Game::format_action) and
+///   [`parse_action`](Game::parse_action).
+pub trait Game: Clone + Debug + Send + Sync {
+    /// A position. Small and cheap to clone: search trees store many.
+    type State: Clone + Debug + PartialEq + Eq + Hash + Send + Sync;
+
+    /// The game's static facts.
+    fn spec(&self) -> &GameSpec;
+
+    /// The position at the start of a game.
+    fn initial_state(&self) -> Self::State;
+
+    /// The player whose turn it is (also defined, but meaningless, once the
+    /// game is over).
+    fn current_player(&self, state: &Self::State) -> Player;
+
+    /// Number of plies played since the start.
+    fn ply(&self, state: &Self::State) -> usize;
+
+    /// Appends the legal actions, in increasing order, to `actions` (which is
+    /// cleared first). Empty exactly when the game is over.
+    fn legal_actions(&self, state: &Self::State, actions: &mut Vec<Action>);
+
+    /// Whether `action` is legal in `state`.
+    fn is_legal(&self, state: &Self::State, action: Action) -> bool;
+
+    /// Plays `action`, which must be legal.
+    ///
+    /// # Panics
+    ///
+    /// May panic, or leave a meaningless state, when `action` is not legal;
+    /// use [`play`](Game::play) for unchecked input.
+    fn apply_unchecked(&self, state: &mut Self::State, action: Action);
+
+    /// Plays `action` if it is legal.
+    fn play(&self, state: &Self::State, action: Action) -> Result<Self::State, IllegalAction> {
+        if !self.is_legal(state, action) {
+            return Err(IllegalAction);
+        }
+        let mut next = state.clone();
+        self.apply_unchecked(&mut next, action);
+        Ok(next)
+    }
+
+    /// `None` while the game goes on; otherwise its result for the side to
+    /// move.
+    fn outcome(&self, state: &Self::State) -> Option<Outcome>;
+
+    /// The result for `player` once the game is over.
+    fn outcome_for(&self, state: &Self::State, player: Player) -> Option<Outcome> {
+        let outcome = self.outcome(state)?;
+        Some(if player == self.current_player(state) {
+            outcome
+        } else {
+            outcome.flipped()
+        })
+    }
+
+    /// Writes the network input for `state` into `planes`, whose length is
+    /// `spec().observation_len()`, plane-major.
+    fn encode(&self, state: &Self::State, planes: &mut [f32]);
+
+    /// The game seen through `symmetry`: the same rules with their
+    /// board-dependent parameters (such as a layout) transformed.
+    fn transformed(&self, symmetry: Symmetry) -> Self;
+
+    /// `state` seen through `symmetry`; it is a position of
+    /// `self.transformed(symmetry)`.
+    fn transform_state(&self, state: &Self::State, symmetry: Symmetry) -> Self::State;
+
+    /// `action` seen through `symmetry`.
+    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action;
+
+    /// The symmetry that undoes `symmetry`.
+    fn inverse_symmetry(&self, symmetry: Symmetry) -> Symmetry;
+
+    /// Reads a position in the game's notation.
+    fn parse_state(&self, text: &str) -> Result<Self::State, ParseError>;
+
+    /// Writes a position in the game's notation.
+    fn format_state(&self, state: &Self::State) -> String;
+
+    /// Reads a legal move of `state` in the game's notation.
+    fn parse_action(&self, state: &Self::State, text: &str) -> Result<Action, ParseError>;
+
+    /// Writes `action`, a legal move of `state`, in the game's notation.
+    fn format_action(&self, state: &Self::State, action: Action) -> String;
+
+    /// The position drawn as text for people: the board, whose turn it is,
+    /// the game's particulars and the legal moves.
+    fn render(&self, state: &Self::State) -> String;
+
+    /// Counts the move sequences of length `depth` from `state` (a finished
+    /// game has no moves). Games may override it with a faster count.
+    fn perft(&self, state: &Self::State, depth: u32) -> u64 {
+        perft_by_moves(self, state, depth)
+    }
+}
+
+/// Counts the move sequences of length `depth` by listing and making every
+/// move down to the last ply: the reference that faster game-specific counts
+/// are checked against.
+pub fn perft_by_moves<G: Game>(game: &G, state: &G::State, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut actions = Vec::new();
+    game.legal_actions(state, &mut actions);
+    if depth == 1 {
+        return actions.len() as u64;
+    }
+    actions
+        .iter()
+        .map(|&action| {
+            let mut next = state.clone();
+            game.apply_unchecked(&mut next, action);
+            perft_by_moves(game, &next, depth - 1)
+        })
+        .sum()
+}
+
+/// Bad text given for a position, a move or a game parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub struct ParseError {
+    /// What was being read ("position", "move", "layout", …).
+    pub what: &'static str,
+    /// The text that was given.
+    pub input: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl ParseError {
+    /// A new error about reading `what` from `input`.
+    pub fn new(what: &'static str, input: &str, reason: impl Into<String>) -> ParseError {
+        ParseError {
+            what,
+            input: input.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid {} '{}': {}", self.what, self.input, self.reason)
+    }
+}

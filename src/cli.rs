@@ -1,0 +1,157 @@
+//! Command-line arguments, as clap reads them; `commands` validates them.
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Grand Maître: an AlphaZero-style engine for abstract board games.
+#[derive(Debug, Parser)]
+#[command(name = "grandmaitre", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count the legal move sequences of a given length (move-generator check).
+    Perft(PerftArgs),
+    /// Draw a position: symbols, pieces, reserves, truce and legal moves.
+    Show(PositionArgs),
+    /// Measure the engine's speed.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+/// Which game, on which board, from which position.
+#[derive(Debug, Args)]
+pub struct PositionArgs {
+    /// The game.
+    #[arg(long, default_value = "heraldis")]
+    pub game: String,
+    /// Heraldis board layout: `default`, `random:SEED`, or 25 tokens in the
+    /// rules' notation (rank 5 first, ranks separated by `/`).
+    #[arg(long)]
+    pub layout: Option<String>,
+    /// Starting position in the game's notation (default: the start).
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Moves played from the position, separated by spaces.
+    #[arg(long)]
+    pub moves: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PerftArgs {
+    /// Length of the move sequences.
+    #[arg(long)]
+    pub depth: u32,
+    /// Also print the count below each legal move.
+    #[arg(long)]
+    pub divide: bool,
+    #[command(flatten)]
+    pub position: PositionArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Perft speed on one thread (move generation and make-move).
+    Perft(BenchPerftArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchPerftArgs {
+    /// Length of the move sequences.
+    #[arg(long, default_value_t = 7)]
+    pub depth: u32,
+    /// Runs to time; the fastest is reported.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: u32,
+    #[command(flatten)]
+    pub position: PositionArgs,
+}
+
+/// Prints a command-line error on one line (help and version text go out
+/// whole) and gives the exit status: 2 for an error, 0 for help or version.
+pub fn report_usage_error(error: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match error.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = error.print();
+            if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        _ => {
+            let rendered = error.render().to_string();
+            let first = rendered.lines().next().unwrap_or("error: bad arguments");
+            eprintln!("{first} (see --help)");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("grandmaitre").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn perft_reads_depth_divide_and_position() {
+        let cli = parse(&["perft", "--depth", "3", "--divide", "--moves", "c3 b2"])
+            .expect("valid arguments");
+        let Command::Perft(args) = cli.command else {
+            panic!("expected perft");
+        };
+        assert_eq!(args.depth, 3);
+        assert!(args.divide);
+        assert_eq!(args.position.moves.as_deref(), Some("c3 b2"));
+        assert_eq!(args.position.game, "heraldis");
+    }
+
+    #[test]
+    fn perft_needs_a_numeric_depth() {
+        assert!(parse(&["perft"]).is_err());
+        assert!(parse(&["perft", "--depth", "x"]).is_err());
+        assert!(parse(&["perft", "--depth", "-1"]).is_err());
+    }
+
+    #[test]
+    fn show_reads_layout_and_position() {
+        let cli = parse(&[
+            "show",
+            "--layout",
+            "random:5",
+            "--position",
+            "5/5/5/5/5 l - 0",
+        ])
+        .expect("valid arguments");
+        let Command::Show(args) = cli.command else {
+            panic!("expected show");
+        };
+        assert_eq!(args.layout.as_deref(), Some("random:5"));
+        assert_eq!(args.position.as_deref(), Some("5/5/5/5/5 l - 0"));
+    }
+
+    #[test]
+    fn bench_perft_defaults_to_depth_seven() {
+        let cli = parse(&["bench", "perft"]).expect("valid arguments");
+        let Command::Bench(BenchCommand::Perft(args)) = cli.command else {
+            panic!("expected bench perft");
+        };
+        assert_eq!(args.depth, 7);
+    }
+
+    #[test]
+    fn unknown_options_are_errors() {
+        assert!(parse(&["show", "--colour", "red"]).is_err());
+        assert!(parse(&["fly"]).is_err());
+    }
+}

@@ -1,0 +1,35 @@
+//! `grandmaitre perft`: move-path counts, optionally divided by root move.
+
+use anyhow::Result;
+use grandmaitre_engine::Game;
+
+use super::GameTask;
+
+/// Counts move sequences of length `depth`.
+pub struct Perft {
+    /// Length of the sequences.
+    pub depth: u32,
+    /// Print one line per root move before the total.
+    pub divide: bool,
+}
+
+impl GameTask for Perft {
+    fn run<G: Game>(self, game: &G, state: G::State) -> Result<()> {
+        let total = if self.divide && self.depth > 0 {
+            let mut actions = Vec::new();
+            game.legal_actions(&state, &mut actions);
+            let mut total = 0;
+            for action in actions {
+                let next = game.play(&state, action)?;
+                let count = game.perft(&next, self.depth - 1);
+                println!("{} {count}", game.format_action(&state, action));
+                total += count;
+            }
+            total
+        } else {
+            game.perft(&state, self.depth)
+        };
+        println!("perft {} {total}", self.depth);
+        Ok(())
+    }
+}
