@@ -57,6 +57,24 @@ pub struct PerftArgs {
 pub enum BenchCommand {
     /// Perft speed on one thread (move generation and make-move).
     Perft(BenchPerftArgs),
+    /// Pure search speed: simulations per second with the uniform evaluator
+    /// on one thread.
+    Search(BenchSearchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchSearchArgs {
+    /// Simulations per search.
+    #[arg(long, default_value_t = 200_000)]
+    pub simulations: u32,
+    /// Leaves gathered per evaluator call.
+    #[arg(long, default_value_t = 8)]
+    pub leaves: u32,
+    /// Searches to time; the fastest is reported.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: u32,
+    #[command(flatten)]
+    pub position: PositionArgs,
 }
 
 #[derive(Debug, Args)]

@@ -8,5 +8,6 @@
 pub mod conformance;
 pub mod game;
 pub mod heraldis;
+pub mod search;
 
 pub use game::{Action, Game, GameSpec, IllegalAction, Outcome, ParseError, Player, Symmetry};

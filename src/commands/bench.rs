@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use grandmaitre_engine::Game;
+use grandmaitre_engine::search::{Search, SearchConfig, UniformEvaluator};
 
 use super::GameTask;
 
@@ -32,6 +33,48 @@ impl GameTask for PerftBench {
             self.depth,
             self.repeat,
             count as f64 / best / 1e6
+        );
+        Ok(())
+    }
+}
+
+/// Times whole searches with the uniform evaluator on one thread.
+pub struct SearchBench {
+    /// Simulations per search.
+    pub simulations: u32,
+    /// Leaves gathered per evaluator call.
+    pub leaves: u32,
+    /// Searches to time; the fastest is reported.
+    pub repeat: u32,
+}
+
+impl GameTask for SearchBench {
+    fn run<G: Game>(self, game: &G, state: G::State) -> Result<()> {
+        let config = SearchConfig {
+            simulations: self.simulations,
+            leaves_per_batch: self.leaves,
+            ..SearchConfig::default()
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+        let mut best = f64::INFINITY;
+        for run in 1..=self.repeat {
+            let mut search = Search::new(game.clone(), state.clone(), config.clone(), run.into());
+            let start = Instant::now();
+            let result = pool.install(|| search.run(&UniformEvaluator));
+            let seconds = start.elapsed().as_secs_f64();
+            println!(
+                "run {run}: {} simulations in {seconds:.3} s, {} nodes",
+                result.visits,
+                search.node_count()
+            );
+            best = best.min(seconds);
+        }
+        println!(
+            "{}: {:.0} simulations/s on one thread (uniform evaluator, {} leaves per batch, best of {})",
+            game.spec().name,
+            f64::from(self.simulations) / best,
+            self.leaves,
+            self.repeat
         );
         Ok(())
     }

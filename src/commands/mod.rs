@@ -29,6 +29,14 @@ pub fn run(cli: Cli) -> Result<()> {
                 repeat: args.repeat.max(1),
             },
         ),
+        Command::Bench(BenchCommand::Search(args)) => with_position(
+            &args.position,
+            bench::SearchBench {
+                simulations: args.simulations.max(1),
+                leaves: args.leaves.max(1),
+                repeat: args.repeat.max(1),
+            },
+        ),
     }
 }
 

@@ -1,0 +1,97 @@
+//! Search settings: data with defaults, one documented field each.
+
+/// How the root chooses which child to simulate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RootSelection {
+    /// PUCT at the root as everywhere else.
+    Puct,
+    /// Gumbel-top-k sampling and sequential halving (Danihelka et al. 2022).
+    Gumbel(GumbelConfig),
+}
+
+/// Settings of the Gumbel root.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GumbelConfig {
+    /// Number of candidate moves sampled at the root (m in the paper).
+    pub candidates: usize,
+    /// `c_visit` of the monotone transform σ(q̂) = (c_visit + max N) · c_scale · q̂.
+    pub c_visit: f32,
+    /// `c_scale` of the same transform.
+    pub c_scale: f32,
+    /// Add Gumbel noise to the root logits (self-play); without it the root
+    /// is deterministic (evaluation games).
+    pub sample: bool,
+}
+
+impl Default for GumbelConfig {
+    fn default() -> GumbelConfig {
+        GumbelConfig {
+            candidates: 16,
+            c_visit: 50.0,
+            c_scale: 1.0,
+            sample: true,
+        }
+    }
+}
+
+/// Settings of one Monte-Carlo tree search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// Simulations (leaf evaluations or terminal visits) per search.
+    pub simulations: u32,
+    /// PUCT exploration constant at zero visits (AlphaZero's c_init).
+    pub c_puct: f32,
+    /// Visits over which the exploration constant grows by one
+    /// (AlphaZero's c_base: c = c_puct + ln((1 + N + c_base) / c_base)).
+    pub c_puct_base: f32,
+    /// First-play urgency: an unvisited child is valued at its parent's value
+    /// minus this, times the square root of the policy mass already visited.
+    pub fpu_reduction: f32,
+    /// Weight of the root Dirichlet noise (0 turns it off).
+    pub dirichlet_weight: f32,
+    /// The Dirichlet α is this divided by the number of legal moves.
+    pub dirichlet_alpha_total: f32,
+    /// Softmax temperature of the root's priors (above 1 flattens them).
+    pub root_policy_temperature: f32,
+    /// Leaves gathered per tree before each evaluator call, kept apart by
+    /// virtual loss.
+    pub leaves_per_batch: u32,
+    /// Propagate proven wins, losses and draws (MCTS-solver).
+    pub solver: bool,
+    /// Keep the subtree of the move played for the next search.
+    pub reuse_tree: bool,
+    /// Root child selection: PUCT or the Gumbel root.
+    pub root: RootSelection,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            simulations: 800,
+            c_puct: 1.25,
+            c_puct_base: 19652.0,
+            fpu_reduction: 0.25,
+            dirichlet_weight: 0.0,
+            dirichlet_alpha_total: 10.0,
+            root_policy_temperature: 1.0,
+            leaves_per_batch: 8,
+            solver: true,
+            reuse_tree: true,
+            root: RootSelection::Puct,
+        }
+    }
+}
+
+/// How the move is chosen once the search is over.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MoveChoice {
+    /// Sample by visit count raised to 1/temperature; temperature 0 takes
+    /// the most visited move.
+    Visits {
+        /// Sampling temperature.
+        temperature: f32,
+    },
+    /// The move with the best lower confidence bound on its value (KataGo),
+    /// among moves with enough visits.
+    LowerConfidenceBound,
+}

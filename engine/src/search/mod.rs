@@ -1,0 +1,115 @@
+//! PUCT Monte-Carlo tree search with batched evaluation, generic over
+//! [`Game`](crate::game::Game).
+//!
+//! # Selection
+//!
+//! At a node with N visits (completed plus in flight), the child maximising
+//!
+//! ```text
+//! Q(a) + c(N) · P(a) · √N / (1 + n(a)),    c(N) = c_puct + ln((1 + N + c_base) / c_base)
+//! ```
+//!
+//! is followed (AlphaZero, Silver et al. 2018). Q is the mean of W − L for
+//! the side choosing, over the child's visits; a visit in flight counts as a
+//! loss (virtual loss), which keeps the leaves of one batch apart. An
+//! unvisited child is valued at the parent's value minus
+//! `fpu_reduction · √(prior mass of visited children)` (first-play urgency,
+//! as in Leela Chess Zero). Values are win/draw/loss triples: a draw is a
+//! result of its own, not a missing one.
+//!
+//! # Root
+//!
+//! Dirichlet noise: P'(a) = (1 − ε) P(a) + ε η(a), η ~ Dir(α) with
+//! α = `dirichlet_alpha_total` / (number of legal moves). Or the Gumbel root
+//! ([`config::RootSelection::Gumbel`]): m candidates by Gumbel-top-k on
+//! g(a) + log P(a), the simulations split among them by sequential halving
+//! on g(a) + log P(a) + σ(q̂(a)) with σ(q̂) = (c_visit + max_b n(b)) · c_scale
+//! · q̂, and the improved policy softmax(log P + σ(completed q̂)) as the
+//! training target (Danihelka et al. 2022, "Policy improvement by planning
+//! with Gumbel").
+//!
+//! # Solver
+//!
+//! Finished games are exact. A node is proven won as soon as one move wins
+//! for its side, and proven once all its moves are proven (the best of them)
+//! — Winands, Björnsson, Saito 2008, "Monte-Carlo Tree Search Solver".
+//! Proven nodes are not searched again: reaching one backs up its exact
+//! value.
+//!
+//! # Final move
+//!
+//! A proven win if there is one; else by visit count n(a)^(1/T) (T = 0: the
+//! most visited), or by the lower confidence bound Q − 2σ/√n among children
+//! with at least a tenth of the top visits (KataGo, Wu 2019).
+//!
+//! # Batching
+//!
+//! [`run_searches`] steps many searches together: each gathers up to
+//! `leaves_per_batch` leaves, one evaluator call serves them all, and each
+//! absorbs its answers; gathering and absorbing run on rayon's threads.
+
+pub mod config;
+pub mod evaluator;
+mod gumbel;
+mod mcts;
+mod tree;
+
+use rayon::prelude::*;
+
+pub use config::{GumbelConfig, MoveChoice, RootSelection, SearchConfig};
+pub use evaluator::{
+    EvaluationRequest, Evaluations, Evaluator, RolloutEvaluator, UniformEvaluator,
+};
+pub use mcts::{ChildReport, Search, SearchResult};
+pub use tree::Proof;
+
+use crate::game::Game;
+
+/// Runs every search to its end, serving the leaves of all of them with one
+/// evaluator call per step.
+pub fn run_searches<G: Game, E: Evaluator<G> + ?Sized>(searches: &mut [Search<G>], evaluator: &E) {
+    for search in searches.iter_mut() {
+        search.begin();
+    }
+    let mut evaluations = Evaluations::default();
+    let parallel = searches.len() > 1;
+    loop {
+        if parallel {
+            searches.par_iter_mut().for_each(|s| {
+                s.gather();
+            });
+        } else {
+            for search in searches.iter_mut() {
+                search.gather();
+            }
+        }
+        let mut offsets = Vec::with_capacity(searches.len());
+        let mut total = 0;
+        for search in searches.iter() {
+            offsets.push(total);
+            total += search.pending_count();
+        }
+        if total == 0 {
+            if searches.iter().all(|s| s.is_finished()) {
+                return;
+            }
+            continue;
+        }
+        {
+            let requests: Vec<EvaluationRequest<'_, G>> =
+                searches.iter().flat_map(|s| s.requests()).collect();
+            evaluator.evaluate(&requests, &mut evaluations);
+        }
+        assert_eq!(evaluations.len(), total, "one evaluation per request");
+        if parallel {
+            searches
+                .par_iter_mut()
+                .zip(offsets.par_iter())
+                .for_each(|(search, &offset)| search.absorb(&evaluations, offset));
+        } else {
+            for (search, &offset) in searches.iter_mut().zip(&offsets) {
+                search.absorb(&evaluations, offset);
+            }
+        }
+    }
+}

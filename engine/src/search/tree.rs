@@ -1,0 +1,224 @@
+//! The search tree: nodes and edges in two flat arenas.
+//!
+//! An expanded node owns a contiguous run of edges, one per legal action,
+//! each with its prior; the child node is created only when its edge is
+//! first visited. Statistics are sums of win and loss probabilities from the
+//! first player's point of view, so that no sign depends on whose turn it is.
+
+use crate::game::{Action, Outcome, Player};
+
+/// Index of a node in the arena.
+pub(crate) type NodeId = u32;
+/// Marker for an edge whose child has not been created.
+pub(crate) const NO_NODE: NodeId = NodeId::MAX;
+
+/// A move out of a node.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Edge {
+    pub action: Action,
+    /// Policy prior (after noise, at the root).
+    pub prior: f32,
+    /// The child node, or [`NO_NODE`] while unvisited.
+    pub child: NodeId,
+}
+
+/// A result proven by the solver (or by the rules at a finished game),
+/// stored from the first player's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proof {
+    /// Not proven.
+    Unknown,
+    /// The first player wins with best play.
+    FirstWins,
+    /// A draw with best play.
+    Draw,
+    /// The second player wins with best play.
+    SecondWins,
+}
+
+impl Proof {
+    /// The proof of `outcome` for `player`.
+    pub fn from_outcome(outcome: Outcome, player: Player) -> Proof {
+        match (outcome, player) {
+            (Outcome::Draw, _) => Proof::Draw,
+            (Outcome::Win, Player::First) | (Outcome::Loss, Player::Second) => Proof::FirstWins,
+            (Outcome::Win, Player::Second) | (Outcome::Loss, Player::First) => Proof::SecondWins,
+        }
+    }
+
+    /// The proven outcome for `player`, if any.
+    pub fn outcome_for(self, player: Player) -> Option<Outcome> {
+        let for_first = match self {
+            Proof::Unknown => return None,
+            Proof::FirstWins => Outcome::Win,
+            Proof::Draw => Outcome::Draw,
+            Proof::SecondWins => Outcome::Loss,
+        };
+        Some(match player {
+            Player::First => for_first,
+            Player::Second => for_first.flipped(),
+        })
+    }
+
+    /// Exact win/draw/loss probabilities for the first player.
+    pub fn first_wdl(self) -> Option<[f32; 3]> {
+        match self {
+            Proof::Unknown => None,
+            Proof::FirstWins => Some([1.0, 0.0, 0.0]),
+            Proof::Draw => Some([0.0, 1.0, 0.0]),
+            Proof::SecondWins => Some([0.0, 0.0, 1.0]),
+        }
+    }
+}
+
+/// A position in the tree.
+#[derive(Clone, Debug)]
+pub(crate) struct Node<S> {
+    pub state: S,
+    /// The player to move here.
+    pub side: Player,
+    /// Completed simulations through this node.
+    pub visits: u32,
+    /// Simulations through this node awaiting their evaluation (virtual
+    /// loss: each counts as a loss for the player choosing this node).
+    pub in_flight: u32,
+    /// Sum of P(first player wins) over the visits.
+    pub win_sum: f64,
+    /// Sum of P(first player loses) over the visits.
+    pub loss_sum: f64,
+    /// The evaluator's value of this position, first player's view (W − L).
+    pub raw_value: f32,
+    pub first_edge: u32,
+    pub edge_count: u32,
+    pub expanded: bool,
+    pub proof: Proof,
+}
+
+impl<S> Node<S> {
+    pub fn new(state: S, side: Player, proof: Proof) -> Node<S> {
+        Node {
+            state,
+            side,
+            visits: 0,
+            in_flight: 0,
+            win_sum: 0.0,
+            loss_sum: 0.0,
+            raw_value: 0.0,
+            first_edge: 0,
+            edge_count: 0,
+            expanded: false,
+            proof,
+        }
+    }
+
+    /// Mean value (W − L) for `player`, over completed visits.
+    pub fn mean_value(&self, player: Player) -> f32 {
+        if self.visits == 0 {
+            return 0.0;
+        }
+        let value = ((self.win_sum - self.loss_sum) / f64::from(self.visits)) as f32;
+        sign(player) * value
+    }
+
+    /// Mean win/draw/loss for `player`, over completed visits.
+    pub fn mean_wdl(&self, player: Player) -> [f32; 3] {
+        if let Some(exact) = self.proof.first_wdl() {
+            return orient(exact, player);
+        }
+        if self.visits == 0 {
+            return [0.0, 1.0, 0.0];
+        }
+        let n = f64::from(self.visits);
+        let win = (self.win_sum / n) as f32;
+        let loss = (self.loss_sum / n) as f32;
+        orient([win, (1.0 - win - loss).max(0.0), loss], player)
+    }
+}
+
+/// +1 for the first player, −1 for the second.
+pub(crate) fn sign(player: Player) -> f32 {
+    match player {
+        Player::First => 1.0,
+        Player::Second => -1.0,
+    }
+}
+
+/// Turns first-player win/draw/loss into `player`'s (and back).
+pub(crate) fn orient(wdl: [f32; 3], player: Player) -> [f32; 3] {
+    match player {
+        Player::First => wdl,
+        Player::Second => [wdl[2], wdl[1], wdl[0]],
+    }
+}
+
+/// The arenas and the root.
+#[derive(Clone, Debug)]
+pub(crate) struct Tree<S> {
+    pub nodes: Vec<Node<S>>,
+    pub edges: Vec<Edge>,
+    pub root: NodeId,
+}
+
+impl<S: Clone> Tree<S> {
+    pub fn new(root: Node<S>) -> Tree<S> {
+        Tree {
+            nodes: vec![root],
+            edges: Vec::new(),
+            root: 0,
+        }
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node<S> {
+        &self.nodes[id as usize]
+    }
+
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node<S> {
+        &mut self.nodes[id as usize]
+    }
+
+    pub fn root(&self) -> &Node<S> {
+        self.node(self.root)
+    }
+
+    /// The edges of a node.
+    pub fn edges_of(&self, id: NodeId) -> &[Edge] {
+        let node = self.node(id);
+        &self.edges[node.first_edge as usize..(node.first_edge + node.edge_count) as usize]
+    }
+
+    pub fn edges_of_mut(&mut self, id: NodeId) -> &mut [Edge] {
+        let node = &self.nodes[id as usize];
+        let range = node.first_edge as usize..(node.first_edge + node.edge_count) as usize;
+        &mut self.edges[range]
+    }
+
+    /// A new tree holding only the subtree under `id`, which becomes the root.
+    pub fn subtree(&self, id: NodeId) -> Tree<S> {
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        let mut queue = vec![(id, 0usize)];
+        nodes.push(self.node(id).clone());
+        // Breadth-first copy; `queue` holds (old id, new index) pairs.
+        let mut head = 0;
+        while head < queue.len() {
+            let (old, new) = queue[head];
+            head += 1;
+            let first_edge = edges.len() as u32;
+            for edge in self.edges_of(old) {
+                let mut copy = *edge;
+                if edge.child != NO_NODE {
+                    copy.child = nodes.len() as NodeId;
+                    queue.push((edge.child, nodes.len()));
+                    nodes.push(self.node(edge.child).clone());
+                }
+                edges.push(copy);
+            }
+            nodes[new].first_edge = first_edge;
+        }
+        Tree {
+            nodes,
+            edges,
+            root: 0,
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Search puzzles on Heraldis positions written in notation: the search finds
+//! the win, the block and the winning capture, and the solver proves short
+//! forced wins.
+
+use grandmaitre_engine::heraldis::Heraldis;
+use grandmaitre_engine::search::{
+    GumbelConfig, MoveChoice, RolloutEvaluator, RootSelection, Search, SearchConfig,
+    UniformEvaluator,
+};
+use grandmaitre_engine::{Game, Outcome};
+
+fn search(position: &str, config: SearchConfig) -> (Heraldis, Search<Heraldis>) {
+    let game = Heraldis::default();
+    let state = game.parse_state(position).expect("position");
+    (game.clone(), Search::new(game, state, config, 7))
+}
+
+fn config(simulations: u32) -> SearchConfig {
+    SearchConfig {
+        simulations,
+        ..SearchConfig::default()
+    }
+}
+
+fn best_move(position: &str, simulations: u32) -> (String, Option<Outcome>) {
+    let (game, mut search) = search(position, config(simulations));
+    let result = search.run(&RolloutEvaluator::default());
+    let action = search.choose_move(MoveChoice::Visits { temperature: 0.0 });
+    (game.format_action(search.state(), action), result.proof)
+}
+
+#[test]
+fn finds_the_win_in_one() {
+    // Light: a1 b1 c1 on rank 1; d1 completes the line.
+    let position = "5/5/5/DDD2/LLL2 l - 6";
+    let game = Heraldis::default();
+    let state = game.parse_state(position).expect("position");
+    assert!(
+        game.render(&state)
+            .contains("1 | AC L | CS L | OS L | S  . | A  . |")
+    );
+    assert_eq!(best_move(position, 100), ("d1".to_string(), Some(Outcome::Win)));
+}
+
+#[test]
+fn blocks_the_opponents_line() {
+    // Dark threatens d2 (a2 b2 c2 are Dark); Light has no win of its own.
+    let position = "5/5/L4/DDD2/L1L2 l - 6";
+    let (name, proof) = best_move(position, 3000);
+    assert_eq!(name, "d2");
+    assert_ne!(proof, Some(Outcome::Loss));
+}
+
+#[test]
+fn finds_the_capture_that_wins() {
+    // Light owns the Houses c4 (Ours) and d4 (Cerf) and has b3, d3 and e3
+    // on rank 3; Dark holds c3 (Ours+Cerf). Taking c3 completes b3-c3-d3-e3.
+    let position = "5/2LL1/1LDLL/D1D2/DD3 l - 10";
+    let game = Heraldis::default();
+    let state = game.parse_state(position).expect("position");
+    let mut actions = Vec::new();
+    game.legal_actions(&state, &mut actions);
+    let names: Vec<String> = actions.iter().map(|&a| game.format_action(&state, a)).collect();
+    assert!(names.contains(&"xc3".to_string()), "{names:?}");
+    assert_eq!(best_move(position, 200), ("xc3".to_string(), Some(Outcome::Win)));
+}
+
+#[test]
+fn the_solver_proves_a_double_threat() {
+    // Light b2 c2 on rank 2 with a2, d2 and e2 empty: b2-c2 plus d2 makes two
+    // threats (a2 and e2) that Dark cannot both stop.
+    let position = "D4/1D3/5/1LL2/D1L2 l - 6";
+    let (_, mut search) = search(position, config(20_000));
+    let result = search.run(&UniformEvaluator);
+    assert_eq!(result.proof, Some(Outcome::Win), "{:?}", result.children);
+    let game = search.game().clone();
+    let action = search.choose_move(MoveChoice::Visits { temperature: 0.0 });
+    let name = game.format_action(search.state(), action);
+    assert!(["d2", "a2"].contains(&name.as_str()), "{name}");
+}
+
+#[test]
+fn a_proven_root_stops_the_search_early() {
+    let (_, mut search) = search("5/5/5/DDD2/LLL2 l - 6", config(100_000));
+    let result = search.run(&UniformEvaluator);
+    assert_eq!(result.proof, Some(Outcome::Win));
+    assert!(result.visits < 1000, "{} visits", result.visits);
+}
+
+#[test]
+fn with_the_uniform_evaluator_and_a_seed_the_search_is_deterministic() {
+    let run = || {
+        let (_, mut search) = search("5/5/2L2/5/5 d - 1", config(3000));
+        let result = search.run(&UniformEvaluator);
+        (result, search.choose_move(MoveChoice::Visits { temperature: 1.0 }))
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn the_gumbel_root_finds_the_win_with_few_simulations() {
+    // 19 legal moves, all of them candidates, 40 simulations.
+    let mut settings = config(40);
+    settings.root = RootSelection::Gumbel(GumbelConfig {
+        candidates: 32,
+        ..GumbelConfig::default()
+    });
+    let (game, mut search) = search("5/5/5/DDD2/LLL2 l - 6", settings);
+    let result = search.run(&UniformEvaluator);
+    let action = search.choose_move(MoveChoice::Visits { temperature: 0.0 });
+    assert_eq!(game.format_action(search.state(), action), "d1");
+    let target_sum: f32 = result.policy_target.iter().sum();
+    assert!((target_sum - 1.0).abs() < 1e-4);
+    // The improved policy puts the most weight on the winning move.
+    let best = result
+        .policy_target
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, _)| i);
+    assert_eq!(best, Some(action.index()));
+}
+
+#[test]
+fn visit_counts_add_up_and_the_policy_target_is_a_distribution() {
+    let (_, mut search) = search("5/5/5/5/5 l - 0", config(2000));
+    let result = search.run(&RolloutEvaluator::default());
+    assert_eq!(result.visits, 2000);
+    let child_visits: u32 = result.children.iter().map(|c| c.visits).sum();
+    // The root's first visit is its own evaluation.
+    assert_eq!(child_visits, 1999);
+    assert_eq!(result.children.len(), 15);
+    let total: f32 = result.policy_target.iter().sum();
+    assert!((total - 1.0).abs() < 1e-4);
+}
+
+#[test]
+fn tree_reuse_keeps_the_subtree_of_the_move_played() {
+    let (game, mut search) = search("5/5/5/5/5 l - 0", config(3000));
+    search.run(&UniformEvaluator);
+    let action = search.choose_move(MoveChoice::Visits { temperature: 0.0 });
+    let kept = search.result().children[0].visits;
+    search.advance(action);
+    let result = search.result();
+    assert_eq!(result.visits, kept);
+    assert_eq!(
+        search.state(),
+        &game.play(&game.initial_state(), action).expect("legal")
+    );
+}
