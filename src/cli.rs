@@ -18,6 +18,10 @@ pub enum Command {
     Perft(PerftArgs),
     /// Draw a position: symbols, pieces, reserves, truce and legal moves.
     Show(PositionArgs),
+    /// Play a match between two players and rate them.
+    Arena(ArenaArgs),
+    /// Speak the engine protocol (GTP v2 framing) on stdin and stdout.
+    Gtp(GtpArgs),
     /// Measure the engine's speed.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -39,6 +43,57 @@ pub struct PositionArgs {
     /// Moves played from the position, separated by spaces.
     #[arg(long)]
     pub moves: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ArenaArgs {
+    /// Player A: random, rollout:sims=N[,rollouts=R], uniform:sims=N,
+    /// alphabeta:depth=D.
+    #[arg(long)]
+    pub a: String,
+    /// Player B, in the same form.
+    #[arg(long)]
+    pub b: String,
+    /// Games to play (colours alternate).
+    #[arg(long, default_value_t = 100)]
+    pub games: u32,
+    /// Threads playing games at once (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Distinct random openings, each played twice with colours swapped
+    /// (0: every game from the start position).
+    #[arg(long, default_value_t = 50)]
+    pub openings: u32,
+    /// Random plies in each opening. One random first move balances the
+    /// colours best in Heraldis, where the first player's edge is large.
+    #[arg(long, default_value_t = 1)]
+    pub opening_plies: u32,
+    /// Stop early once a sequential probability ratio test of Elo ELO0
+    /// against ELO1 decides (α = β = 0.05).
+    #[arg(long, value_name = "ELO0,ELO1")]
+    pub sprt: Option<String>,
+    /// Seed of the openings and players.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// The game.
+    #[arg(long, default_value = "heraldis")]
+    pub game: String,
+    /// Heraldis layout: as for other commands, or `random` for a different
+    /// random layout in each opening (drawn from --seed).
+    #[arg(long)]
+    pub layout: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct GtpArgs {
+    /// Simulations per move (rollout search until a trained model ships).
+    #[arg(long = "sims", default_value_t = 2000)]
+    pub simulations: u32,
+    #[command(flatten)]
+    pub position: PositionArgs,
 }
 
 #[derive(Debug, Args)]
@@ -165,6 +220,31 @@ mod tests {
             panic!("expected bench perft");
         };
         assert_eq!(args.depth, 7);
+    }
+
+    #[test]
+    fn arena_reads_players_games_and_sprt() {
+        let cli = parse(&[
+            "arena",
+            "--a",
+            "rollout:sims=100",
+            "--b",
+            "random",
+            "--games",
+            "10",
+            "--sprt",
+            "0,50",
+            "--json",
+        ])
+        .expect("valid arguments");
+        let Command::Arena(args) = cli.command else {
+            panic!("expected arena");
+        };
+        assert_eq!(args.a, "rollout:sims=100");
+        assert_eq!(args.games, 10);
+        assert_eq!(args.sprt.as_deref(), Some("0,50"));
+        assert!(args.json);
+        assert!(parse(&["arena", "--a", "random"]).is_err());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod players;
 
 use std::process::ExitCode;
 

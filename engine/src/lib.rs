@@ -5,6 +5,8 @@
 //! [`heraldis`] is the flagship game; [`conformance`] is the check every game
 //! passes.
 
+pub mod agent;
+pub mod arena;
 pub mod conformance;
 pub mod game;
 pub mod heraldis;

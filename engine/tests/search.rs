@@ -39,7 +39,10 @@ fn finds_the_win_in_one() {
         game.render(&state)
             .contains("1 | AC L | CS L | OS L | S  . | A  . |")
     );
-    assert_eq!(best_move(position, 100), ("d1".to_string(), Some(Outcome::Win)));
+    assert_eq!(
+        best_move(position, 100),
+        ("d1".to_string(), Some(Outcome::Win))
+    );
 }
 
 #[test]
@@ -60,15 +63,23 @@ fn finds_the_capture_that_wins() {
     let state = game.parse_state(position).expect("position");
     let mut actions = Vec::new();
     game.legal_actions(&state, &mut actions);
-    let names: Vec<String> = actions.iter().map(|&a| game.format_action(&state, a)).collect();
+    let names: Vec<String> = actions
+        .iter()
+        .map(|&a| game.format_action(&state, a))
+        .collect();
     assert!(names.contains(&"xc3".to_string()), "{names:?}");
-    assert_eq!(best_move(position, 200), ("xc3".to_string(), Some(Outcome::Win)));
+    assert_eq!(
+        best_move(position, 200),
+        ("xc3".to_string(), Some(Outcome::Win))
+    );
 }
 
 #[test]
 fn the_solver_proves_a_double_threat() {
     // Light b2 c2 on rank 2 with a2, d2 and e2 empty: b2-c2 plus d2 makes two
-    // threats (a2 and e2) that Dark cannot both stop.
+    // threats (a2 and e2) that Dark cannot both stop. c4 wins too: Dark must
+    // block c1-c4 on c3, an Ours+Cerf Alliance that Light (Ours House c2,
+    // Cerf House b2) then captures.
     let position = "D4/1D3/5/1LL2/D1L2 l - 6";
     let (_, mut search) = search(position, config(20_000));
     let result = search.run(&UniformEvaluator);
@@ -76,7 +87,14 @@ fn the_solver_proves_a_double_threat() {
     let game = search.game().clone();
     let action = search.choose_move(MoveChoice::Visits { temperature: 0.0 });
     let name = game.format_action(search.state(), action);
-    assert!(["d2", "a2"].contains(&name.as_str()), "{name}");
+    assert!(["d2", "c4"].contains(&name.as_str()), "{name}");
+    let winning: Vec<String> = result
+        .children
+        .iter()
+        .filter(|c| c.proof == Some(Outcome::Win))
+        .map(|c| game.format_action(search.state(), c.action))
+        .collect();
+    assert!(winning.contains(&name), "{winning:?}");
 }
 
 #[test]
@@ -92,7 +110,10 @@ fn with_the_uniform_evaluator_and_a_seed_the_search_is_deterministic() {
     let run = || {
         let (_, mut search) = search("5/5/2L2/5/5 d - 1", config(3000));
         let result = search.run(&UniformEvaluator);
-        (result, search.choose_move(MoveChoice::Visits { temperature: 1.0 }))
+        (
+            result,
+            search.choose_move(MoveChoice::Visits { temperature: 1.0 }),
+        )
     };
     assert_eq!(run(), run());
 }
@@ -147,4 +168,36 @@ fn tree_reuse_keeps_the_subtree_of_the_move_played() {
         search.state(),
         &game.play(&game.initial_state(), action).expect("legal")
     );
+}
+
+mod alphabeta {
+    use grandmaitre_engine::Game;
+    use grandmaitre_engine::agent::Agent;
+    use grandmaitre_engine::heraldis::Heraldis;
+    use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;
+
+    fn choice(position: &str, depth: u32) -> String {
+        let game = Heraldis::default();
+        let state = game.parse_state(position).expect("position");
+        let action = AlphaBetaAgent::new(depth, 1).select(&game, &state);
+        game.format_action(&state, action)
+    }
+
+    #[test]
+    fn alphabeta_finds_the_win_in_one_and_the_winning_capture() {
+        assert_eq!(choice("5/5/5/DDD2/LLL2 l - 6", 1), "d1");
+        assert_eq!(choice("5/2LL1/1LDLL/D1D2/DD3 l - 10", 2), "xc3");
+    }
+
+    #[test]
+    fn alphabeta_blocks_at_depth_two() {
+        assert_eq!(choice("5/5/L4/DDD2/L1L2 l - 6", 2), "d2");
+    }
+
+    #[test]
+    fn alphabeta_plays_the_double_threat_at_depth_three() {
+        // d2 (threats a2 and e2) or c4 (then xc3 after Dark blocks c3).
+        let name = choice("D4/1D3/5/1LL2/D1L2 l - 6", 3);
+        assert!(["d2", "c4"].contains(&name.as_str()), "{name}");
+    }
 }

@@ -3,10 +3,9 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use grandmaitre_engine::Game;
 use grandmaitre_engine::search::{Search, SearchConfig, UniformEvaluator};
 
-use super::GameTask;
+use super::{CliGame, GameTask};
 
 /// Times perft on one thread.
 pub struct PerftBench {
@@ -17,7 +16,7 @@ pub struct PerftBench {
 }
 
 impl GameTask for PerftBench {
-    fn run<G: Game>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
         let mut best = f64::INFINITY;
         let mut count = 0;
         for run in 1..=self.repeat {
@@ -49,7 +48,7 @@ pub struct SearchBench {
 }
 
 impl GameTask for SearchBench {
-    fn run<G: Game>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
         let config = SearchConfig {
             simulations: self.simulations,
             leaves_per_batch: self.leaves,

@@ -1,13 +1,19 @@
 //! Validated commands: each reads its raw arguments into a game, a position
 //! and settings, then runs generic code over the game.
 
+mod arena;
 mod bench;
+mod gtp;
 mod perft;
 mod show;
 
 use anyhow::{Context, Result, bail};
-use grandmaitre_engine::Game;
+use grandmaitre_engine::agent::Agent;
+use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
+use grandmaitre_engine::{Game, Player};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
 
 use crate::cli::{BenchCommand, Cli, Command, PositionArgs};
 
@@ -22,6 +28,13 @@ pub fn run(cli: Cli) -> Result<()> {
             },
         ),
         Command::Show(args) => with_position(&args, show::Show),
+        Command::Arena(args) => arena::run(args),
+        Command::Gtp(args) => with_position(
+            &args.position,
+            gtp::Gtp {
+                simulations: args.simulations,
+            },
+        ),
         Command::Bench(BenchCommand::Perft(args)) => with_position(
             &args.position,
             bench::PerftBench {
@@ -40,9 +53,56 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// What the command line needs of a game beyond the rules.
+pub trait CliGame: Game + 'static {
+    /// The name accepted by `--game`.
+    const NAME: &'static str;
+
+    /// The game's alpha-beta anchor, if it has one.
+    fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>>;
+
+    /// The same rules on a random board drawn from `seed` (a random layout
+    /// for Heraldis), for games whose board varies.
+    fn random_board(&self, seed: u64) -> Option<Self>;
+
+    /// The same rules on the board `spec` names (a Heraldis layout).
+    fn with_board(&self, spec: &str) -> Result<Self>;
+
+    /// The player a colour name (as in the engine protocol) stands for.
+    fn player_named(name: &str) -> Option<Player>;
+}
+
+impl CliGame for Heraldis {
+    const NAME: &'static str = "heraldis";
+
+    fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(AlphaBetaAgent::new(depth, seed)))
+    }
+
+    fn random_board(&self, seed: u64) -> Option<Self> {
+        let layout = Layout::random(&mut StdRng::seed_from_u64(seed));
+        Some(Heraldis::with_ply_limit(layout, self.ply_limit()))
+    }
+
+    fn with_board(&self, spec: &str) -> Result<Self> {
+        Ok(Heraldis::with_ply_limit(
+            Layout::from_spec(spec)?,
+            self.ply_limit(),
+        ))
+    }
+
+    fn player_named(name: &str) -> Option<Player> {
+        match name.to_ascii_lowercase().as_str() {
+            "light" | "l" => Some(Player::First),
+            "dark" | "d" => Some(Player::Second),
+            _ => None,
+        }
+    }
+}
+
 /// Work to do on a game and a position, whatever the game.
 trait GameTask {
-    fn run<G: Game>(self, game: &G, state: G::State) -> Result<()>;
+    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()>;
 }
 
 /// Builds the game and position that `args` describe and runs `task` on

@@ -1,9 +1,8 @@
 //! `grandmaitre perft`: move-path counts, optionally divided by root move.
 
 use anyhow::Result;
-use grandmaitre_engine::Game;
 
-use super::GameTask;
+use super::{CliGame, GameTask};
 
 /// Counts move sequences of length `depth`.
 pub struct Perft {
@@ -14,7 +13,7 @@ pub struct Perft {
 }
 
 impl GameTask for Perft {
-    fn run<G: Game>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
         let total = if self.divide && self.depth > 0 {
             let mut actions = Vec::new();
             game.legal_actions(&state, &mut actions);

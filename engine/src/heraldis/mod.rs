@@ -4,6 +4,7 @@
 //! empty cell or a capture of an opponent piece, whichever the cell allows) and
 //! 25 is `pass`.
 
+pub mod alphabeta;
 pub mod board;
 mod board_text;
 mod encoding;

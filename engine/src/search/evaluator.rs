@@ -67,7 +67,9 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
     fn evaluate(&self, requests: &[EvaluationRequest<'_, G>], output: &mut Evaluations) {
         let action_count = requests.first().map_or(0, |r| r.game.spec().action_count);
         output.reset(action_count);
-        output.policy_logits.resize(requests.len() * action_count, 0.0);
+        output
+            .policy_logits
+            .resize(requests.len() * action_count, 0.0);
         output.wdl.resize(requests.len(), [1.0 / 3.0; 3]);
     }
 }
@@ -130,7 +132,9 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
         };
         let action_count = requests.first().map_or(0, |r| r.game.spec().action_count);
         output.reset(action_count);
-        output.policy_logits.resize(requests.len() * action_count, 0.0);
+        output
+            .policy_logits
+            .resize(requests.len() * action_count, 0.0);
         if requests.len() >= 16 {
             output.wdl.par_extend(requests.par_iter().map(evaluate_one));
         } else {

@@ -73,12 +73,7 @@ impl GumbelRoot {
             return;
         }
         let per_candidate = (self.budget / (self.phases * k)).max(1);
-        let floor = self
-            .remaining
-            .iter()
-            .map(|&i| visits[i])
-            .min()
-            .unwrap_or(0);
+        let floor = self.remaining.iter().map(|&i| visits[i]).min().unwrap_or(0);
         self.target = self.target.max(floor) + per_candidate;
     }
 
@@ -113,12 +108,9 @@ impl GumbelRoot {
         root_value: f32,
     ) -> Option<usize> {
         let sigma = self.transformed_values(visits, values, root_value);
-        self.remaining
-            .iter()
-            .copied()
-            .max_by(|&a, &b| {
-                (self.base_scores[a] + sigma[a]).total_cmp(&(self.base_scores[b] + sigma[b]))
-            })
+        self.remaining.iter().copied().max_by(|&a, &b| {
+            (self.base_scores[a] + sigma[a]).total_cmp(&(self.base_scores[b] + sigma[b]))
+        })
     }
 
     /// The improved policy softmax(log π + σ(completed q̂)) over the root
@@ -145,7 +137,12 @@ impl GumbelRoot {
     /// σ(q̂(a)) = (c_visit + max_b N(b)) · c_scale · q̂(a), where q̂ is the
     /// completed Q (visited: its mean value; unvisited: v_mix) rescaled to
     /// [0, 1] over the root's moves.
-    fn transformed_values(&self, visits: &[u32], values: &[Option<f32>], root_value: f32) -> Vec<f32> {
+    fn transformed_values(
+        &self,
+        visits: &[u32],
+        values: &[Option<f32>],
+        root_value: f32,
+    ) -> Vec<f32> {
         let mixed = self.mixed_value(visits, values, root_value);
         let completed: Vec<f32> = values.iter().map(|v| v.unwrap_or(mixed)).collect();
         let min = completed.iter().copied().fold(f32::INFINITY, f32::min);
@@ -153,7 +150,10 @@ impl GumbelRoot {
         let range = (max - min).max(1e-6);
         let max_visits = visits.iter().copied().max().unwrap_or(0) as f32;
         let scale = (self.config.c_visit + max_visits) * self.config.c_scale;
-        completed.iter().map(|q| scale * (q - min) / range).collect()
+        completed
+            .iter()
+            .map(|q| scale * (q - min) / range)
+            .collect()
     }
 
     /// v_mix = (v̂ + N · Σ_visited π q / Σ_visited π) / (1 + N), with v̂ the

@@ -297,7 +297,9 @@ impl<G: Game> Search<G> {
         for (index, edge) in self.tree.edges_of(node).iter().enumerate() {
             let child = (edge.child != NO_NODE).then(|| self.tree.node(edge.child));
             match child {
-                Some(child) if child.visits + child.in_flight > 0 || child.proof != Proof::Unknown => {
+                Some(child)
+                    if child.visits + child.in_flight > 0 || child.proof != Proof::Unknown =>
+                {
                     let visits = child.visits + child.in_flight;
                     if child.visits > 0 {
                         visited_mass += edge.prior;
@@ -508,7 +510,8 @@ impl<G: Game> Search<G> {
                         break;
                     }
                     Some(outcome) => {
-                        if best.is_none() || (best == Some(Outcome::Loss) && outcome == Outcome::Draw)
+                        if best.is_none()
+                            || (best == Some(Outcome::Loss) && outcome == Outcome::Draw)
                         {
                             best = Some(outcome);
                         }
@@ -539,7 +542,11 @@ impl<G: Game> Search<G> {
                     (0, [0.0, 1.0, 0.0], None)
                 } else {
                     let child = self.tree.node(edge.child);
-                    (child.visits, child.mean_wdl(side), child.proof.outcome_for(side))
+                    (
+                        child.visits,
+                        child.mean_wdl(side),
+                        child.proof.outcome_for(side),
+                    )
                 };
                 ChildReport {
                     action: edge.action,
@@ -571,11 +578,7 @@ impl<G: Game> Search<G> {
                 }
             }
         }
-        children.sort_by(|a, b| {
-            b.visits
-                .cmp(&a.visits)
-                .then(b.prior.total_cmp(&a.prior))
-        });
+        children.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
         SearchResult {
             side,
             wdl: root.mean_wdl(side),

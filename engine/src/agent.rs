@@ -1,0 +1,150 @@
+//! Agents: anything that picks moves (random play, a search, alpha-beta), as
+//! the arena and the engine protocol see them.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::game::{Action, Game};
+use crate::search::{Evaluator, MoveChoice, Search, SearchConfig, SearchResult};
+
+/// Something that chooses moves in a game.
+pub trait Agent<G: Game>: Send {
+    /// Chooses a move in `state`, which is not a finished game.
+    fn select(&mut self, game: &G, state: &G::State) -> Action;
+
+    /// Told of every move played in the game (its own included), so that a
+    /// search can keep its tree.
+    fn observe(&mut self, _game: &G, _state: &G::State, _action: Action) {}
+
+    /// The win/draw/loss estimate for the side to move of the last position
+    /// this agent searched, if it makes one.
+    fn last_result(&self) -> Option<&SearchResult> {
+        None
+    }
+}
+
+/// Uniformly random legal moves.
+#[derive(Debug)]
+pub struct RandomAgent {
+    rng: SmallRng,
+    actions: Vec<Action>,
+}
+
+impl RandomAgent {
+    /// A random agent seeded by `seed`.
+    pub fn new(seed: u64) -> RandomAgent {
+        RandomAgent {
+            rng: SmallRng::seed_from_u64(seed),
+            actions: Vec::new(),
+        }
+    }
+}
+
+impl<G: Game> Agent<G> for RandomAgent {
+    fn select(&mut self, game: &G, state: &G::State) -> Action {
+        game.legal_actions(state, &mut self.actions);
+        self.actions[self.rng.random_range(0..self.actions.len())]
+    }
+}
+
+/// A Monte-Carlo tree search with some evaluator (random rollouts, the
+/// uniform policy or a network), keeping its tree between moves when the
+/// configuration asks for it.
+#[derive(Debug)]
+pub struct MctsAgent<G: Game, E> {
+    config: SearchConfig,
+    evaluator: E,
+    choice: MoveChoice,
+    seed: u64,
+    search: Option<Search<G>>,
+    last: Option<SearchResult>,
+}
+
+impl<G: Game, E: Evaluator<G> + Send> MctsAgent<G, E> {
+    /// An agent searching with `config` and `evaluator`, choosing its move by
+    /// `choice`.
+    pub fn new(config: SearchConfig, evaluator: E, choice: MoveChoice, seed: u64) -> Self {
+        MctsAgent {
+            config,
+            evaluator,
+            choice,
+            seed,
+            search: None,
+            last: None,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Changes the settings from the next move on.
+    pub fn set_config(&mut self, config: SearchConfig) {
+        if let Some(search) = &mut self.search {
+            search.set_config(config.clone());
+        }
+        self.config = config;
+    }
+
+    /// Changes how the move is chosen after the search.
+    pub fn set_choice(&mut self, choice: MoveChoice) {
+        self.choice = choice;
+    }
+
+    /// Searches `state` and returns what the search found, without choosing
+    /// a move.
+    pub fn analyse(&mut self, game: &G, state: &G::State) -> &SearchResult {
+        self.prepare_search(game, state);
+        let search = self.search.as_mut().expect("search prepared");
+        let result = search.run(&self.evaluator);
+        self.last.insert(result)
+    }
+
+    /// Makes `self.search` a search rooted at `state`: the kept tree if it is
+    /// rooted there, else a new one.
+    fn prepare_search(&mut self, game: &G, state: &G::State) {
+        let reusable = self
+            .search
+            .as_ref()
+            .is_some_and(|s| s.state() == state && self.config.reuse_tree);
+        if !reusable {
+            self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            self.search = Some(Search::new(
+                game.clone(),
+                state.clone(),
+                self.config.clone(),
+                self.seed,
+            ));
+        }
+    }
+
+    /// The principal variation of the last search.
+    pub fn principal_variation(&self, max_length: usize) -> Vec<Action> {
+        self.search
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.principal_variation(max_length))
+    }
+}
+
+impl<G: Game, E: Evaluator<G> + Send> Agent<G> for MctsAgent<G, E> {
+    fn select(&mut self, game: &G, state: &G::State) -> Action {
+        self.analyse(game, state);
+        let choice = self.choice;
+        self.search.as_mut().expect("analysed").choose_move(choice)
+    }
+
+    fn observe(&mut self, _game: &G, state: &G::State, action: Action) {
+        if let Some(search) = &mut self.search {
+            if search.state() == state && self.config.reuse_tree {
+                search.advance(action);
+            } else {
+                self.search = None;
+            }
+        }
+    }
+
+    fn last_result(&self) -> Option<&SearchResult> {
+        self.last.as_ref()
+    }
+}

@@ -1,0 +1,51 @@
+//! Matches: openings, colours and totals.
+
+use grandmaitre_engine::Game;
+use grandmaitre_engine::agent::{Agent, RandomAgent};
+use grandmaitre_engine::arena::{MatchConfig, opening_moves, play_match};
+use grandmaitre_engine::heraldis::Heraldis;
+use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;
+
+#[test]
+fn openings_are_reproducible_legal_and_unfinished() {
+    let game = Heraldis::default();
+    for opening in 0..20 {
+        let moves = opening_moves(&game, opening, 4, 9);
+        assert_eq!(moves, opening_moves(&game, opening, 4, 9));
+        assert_eq!(moves.len(), 4);
+        let mut state = game.initial_state();
+        for action in moves {
+            state = game.play(&state, action).expect("legal opening move");
+        }
+        assert!(game.outcome(&state).is_none());
+    }
+}
+
+#[test]
+fn each_opening_is_played_twice_with_colours_swapped() {
+    let game = Heraldis::default();
+    let config = MatchConfig {
+        games: 12,
+        openings: 6,
+        opening_plies: 2,
+        seed: 3,
+        sprt: None,
+    };
+    let (stats, records) = play_match(
+        |_| game.clone(),
+        |seed| Box::new(AlphaBetaAgent::new(2, seed)) as Box<dyn Agent<Heraldis>>,
+        |seed| Box::new(RandomAgent::new(seed)) as Box<dyn Agent<Heraldis>>,
+        &config,
+        |_, _| {},
+    );
+    assert_eq!(stats.games(), 12);
+    assert_eq!(records.len(), 12);
+    for pair in records.chunks(2) {
+        assert_eq!(pair[0].opening, pair[1].opening);
+        assert!(pair[0].a_first && !pair[1].a_first);
+        assert_eq!(pair[0].moves[..2], pair[1].moves[..2]);
+    }
+    // Alpha-beta at depth 2 does not lose to random play.
+    assert!(stats.wins >= 11, "{stats:?}");
+    assert_eq!(stats.a_first.iter().sum::<u32>(), 6);
+}

@@ -1,0 +1,223 @@
+//! `grandmaitre arena`: a match between two players, with W/D/L, the Elo
+//! difference and its 95 % interval, and an optional SPRT.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use grandmaitre_engine::arena::{MatchConfig, MatchStats, Sprt, SprtVerdict, play_match};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use super::{CliGame, GameTask, PositionArgs, with_position};
+use crate::cli::ArenaArgs;
+use crate::players::PlayerSpec;
+
+/// Validates the arguments and plays the match.
+pub fn run(args: ArenaArgs) -> Result<()> {
+    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    let random_layouts = args.layout.as_deref() == Some("random");
+    let task = Arena {
+        a: PlayerSpec::parse(&args.a)?,
+        b: PlayerSpec::parse(&args.b)?,
+        a_name: args.a.clone(),
+        b_name: args.b.clone(),
+        config: MatchConfig {
+            games: args.games,
+            openings: args.openings,
+            opening_plies: args.opening_plies,
+            seed: args.seed,
+            sprt,
+        },
+        threads: args.threads,
+        json: args.json,
+        random_layouts,
+    };
+    let position = PositionArgs {
+        game: args.game,
+        layout: if random_layouts { None } else { args.layout },
+        position: None,
+        moves: None,
+    };
+    with_position(&position, task)
+}
+
+fn parse_sprt(text: &str) -> Result<Sprt> {
+    let parsed = text.split_once(',').and_then(|(a, b)| {
+        Some(Sprt {
+            elo0: a.trim().parse().ok()?,
+            elo1: b.trim().parse().ok()?,
+        })
+    });
+    match parsed {
+        Some(sprt) if sprt.elo0 < sprt.elo1 => Ok(sprt),
+        Some(_) => bail!("invalid --sprt '{text}': ELO0 must be below ELO1"),
+        None => bail!("invalid --sprt '{text}': expected ELO0,ELO1 such as 0,50"),
+    }
+}
+
+struct Arena {
+    a: PlayerSpec,
+    b: PlayerSpec,
+    a_name: String,
+    b_name: String,
+    config: MatchConfig,
+    threads: Option<usize>,
+    json: bool,
+    random_layouts: bool,
+}
+
+impl GameTask for Arena {
+    fn run<G: CliGame>(self, game: &G, _state: G::State) -> Result<()> {
+        // Check both players build before spending time.
+        self.a.build::<G>(0)?;
+        self.b.build::<G>(0)?;
+        if self.random_layouts && game.random_board(0).is_none() {
+            bail!("--layout random: {} has no random boards", G::NAME);
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads.unwrap_or(0))
+            .build()
+            .context("starting the arena's threads")?;
+        let progress = ProgressBar::new(u64::from(self.config.games));
+        progress.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise} < {eta_precise}]",
+            )
+            .expect("valid template"),
+        );
+        progress.enable_steady_tick(Duration::from_millis(500));
+        let seed = self.config.seed;
+        let game_for_opening = |opening: u32| {
+            if self.random_layouts {
+                game.random_board(seed.wrapping_mul(7919).wrapping_add(u64::from(opening)))
+                    .unwrap_or_else(|| game.clone())
+            } else {
+                game.clone()
+            }
+        };
+        let build = |spec: &PlayerSpec, seed: u64| {
+            spec.build::<G>(seed)
+                .expect("players were checked before the match")
+        };
+        let (stats, _records) = pool.install(|| {
+            play_match(
+                game_for_opening,
+                |seed| build(&self.a, seed),
+                |seed| build(&self.b, seed),
+                &self.config,
+                |stats, _| {
+                    progress.set_position(u64::from(stats.games()));
+                    progress.set_message(format!(
+                        "A {}-{}-{} ({:.1} %)",
+                        stats.wins,
+                        stats.draws,
+                        stats.losses,
+                        100.0 * stats.score()
+                    ));
+                },
+            )
+        });
+        progress.finish_and_clear();
+        if self.json {
+            println!("{}", self.json_report(&stats));
+        } else {
+            print!("{}", self.text_report(&stats));
+        }
+        Ok(())
+    }
+}
+
+impl Arena {
+    fn text_report(&self, stats: &MatchStats) -> String {
+        let elo = stats.elo();
+        let mut text = format!("A: {}\nB: {}\n", self.a_name, self.b_name);
+        text += &format!(
+            "games {}: A wins {}, draws {}, losses {}\n",
+            stats.games(),
+            stats.wins,
+            stats.draws,
+            stats.losses
+        );
+        let [a1, a2] = [stats.a_first, stats.a_second];
+        text += &format!(
+            "A moving first: {}-{}-{}, moving second: {}-{}-{} (wins-draws-losses)\n",
+            a1[0], a1[1], a1[2], a2[0], a2[1], a2[2]
+        );
+        let colour = stats.by_colour();
+        text += &format!(
+            "first player: wins {}, draws {}, losses {}\n",
+            colour[0], colour[1], colour[2]
+        );
+        text += &format!(
+            "score {:.1} %, Elo {} [{}, {}] (95 %)\n",
+            100.0 * stats.score(),
+            signed(elo.elo),
+            signed(elo.low),
+            signed(elo.high)
+        );
+        if let Some(sprt) = &self.config.sprt {
+            let llr = sprt.log_likelihood_ratio(stats.wins, stats.draws, stats.losses);
+            let (lower, upper) = sprt.bounds();
+            let verdict = match sprt.verdict(stats.wins, stats.draws, stats.losses) {
+                SprtVerdict::AcceptH1 => format!("H1 (Elo {}) accepted", sprt.elo1),
+                SprtVerdict::AcceptH0 => format!("H0 (Elo {}) accepted", sprt.elo0),
+                SprtVerdict::Continue => "no verdict yet".to_string(),
+            };
+            text += &format!(
+                "SPRT({}, {}): {verdict}, LLR {llr:.2} in [{lower:.2}, {upper:.2}]\n",
+                sprt.elo0, sprt.elo1
+            );
+        }
+        text
+    }
+
+    fn json_report(&self, stats: &MatchStats) -> serde_json::Value {
+        let elo = stats.elo();
+        let finite = |x: f64| x.is_finite().then_some(x);
+        let sprt = self.config.sprt.map(|sprt| {
+            json!({
+                "elo0": sprt.elo0,
+                "elo1": sprt.elo1,
+                "llr": sprt.log_likelihood_ratio(stats.wins, stats.draws, stats.losses),
+                "verdict": match sprt.verdict(stats.wins, stats.draws, stats.losses) {
+                    SprtVerdict::AcceptH1 => "H1",
+                    SprtVerdict::AcceptH0 => "H0",
+                    SprtVerdict::Continue => "continue",
+                },
+            })
+        });
+        json!({
+            "a": self.a_name,
+            "b": self.b_name,
+            "games": stats.games(),
+            "wins": stats.wins,
+            "draws": stats.draws,
+            "losses": stats.losses,
+            "score": stats.score(),
+            "elo": finite(elo.elo),
+            "elo_low": finite(elo.low),
+            "elo_high": finite(elo.high),
+            "a_first": {
+                "wins": stats.a_first[0],
+                "draws": stats.a_first[1],
+                "losses": stats.a_first[2],
+            },
+            "a_second": {
+                "wins": stats.a_second[0],
+                "draws": stats.a_second[1],
+                "losses": stats.a_second[2],
+            },
+            "stopped_early": stats.stopped_early,
+            "sprt": sprt,
+        })
+    }
+}
+
+/// An Elo value with its sign, `+inf` / `-inf` at the ends.
+fn signed(elo: f64) -> String {
+    if elo.is_infinite() {
+        if elo > 0.0 { "+inf" } else { "-inf" }.to_string()
+    } else {
+        format!("{elo:+.0}")
+    }
+}

@@ -1,0 +1,281 @@
+//! `grandmaitre gtp`: the engine protocol, in GTP v2 framing.
+//!
+//! Each command is a line, optionally preceded by a numeric id; each answer
+//! is `=[id] text` or `?[id] error`, followed by a blank line. Besides GTP's
+//! `protocol_version`, `name`, `version`, `known_command`, `list_commands`,
+//! `quit`, `clear_board`, `play`, `genmove`, `undo` and `showboard`, the
+//! extensions are `gm-game`, `gm-layout`, `gm-position`, `gm-sims`,
+//! `gm-level` and `gm-winprob` (`= <P(light wins)> <P(draw)> <P(dark wins)>`).
+
+use std::io::{BufRead, Write};
+
+use anyhow::Result;
+use grandmaitre_engine::agent::{Agent, MctsAgent};
+use grandmaitre_engine::search::{MoveChoice, RolloutEvaluator, SearchConfig};
+use grandmaitre_engine::{Action, Outcome, Player};
+
+use super::{CliGame, GameTask};
+
+/// The commands, as `list_commands` gives them.
+const COMMANDS: [&str; 17] = [
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "quit",
+    "clear_board",
+    "play",
+    "genmove",
+    "undo",
+    "showboard",
+    "gm-game",
+    "gm-layout",
+    "gm-position",
+    "gm-sims",
+    "gm-level",
+    "gm-winprob",
+];
+
+/// Simulations of levels 1 to 10; the lower levels also choose among moves
+/// by visit count with a temperature (see [`level_temperature`]).
+const LEVEL_SIMULATIONS: [u32; 10] = [8, 16, 32, 64, 128, 256, 500, 1000, 2000, 4000];
+
+/// Move-choice temperature of a level: playful at 1, exact from 6 on.
+fn level_temperature(level: usize) -> f32 {
+    match level {
+        1 => 1.0,
+        2 => 0.7,
+        3 => 0.5,
+        4 => 0.3,
+        5 => 0.15,
+        _ => 0.0,
+    }
+}
+
+/// Runs the protocol on stdin and stdout.
+pub struct Gtp {
+    /// Simulations per move at the start.
+    pub simulations: u32,
+}
+
+impl GameTask for Gtp {
+    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
+        let mut session = Session::new(game.clone(), state, self.simulations);
+        let stdin = std::io::stdin();
+        let mut stdout = std::io::stdout().lock();
+        for line in stdin.lock().lines() {
+            let line = line?;
+            let Some(reply) = session.handle(&line) else {
+                continue;
+            };
+            write!(stdout, "{reply}\n\n")?;
+            stdout.flush()?;
+            if session.quit {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The protocol's state: the game, the moves played, the engine.
+pub struct Session<G: CliGame> {
+    game: G,
+    history: Vec<G::State>,
+    state: G::State,
+    agent: MctsAgent<G, RolloutEvaluator>,
+    quit: bool,
+}
+
+impl<G: CliGame> Session<G> {
+    /// A session on `game` from `state`.
+    pub fn new(game: G, state: G::State, simulations: u32) -> Session<G> {
+        let config = SearchConfig {
+            simulations: simulations.max(1),
+            leaves_per_batch: 1,
+            ..SearchConfig::default()
+        };
+        let agent = MctsAgent::new(
+            config,
+            RolloutEvaluator::default(),
+            MoveChoice::Visits { temperature: 0.0 },
+            1,
+        );
+        Session {
+            game,
+            history: Vec::new(),
+            state,
+            agent,
+            quit: false,
+        }
+    }
+
+    /// Answers one line; `None` for a blank or comment line.
+    pub fn handle(&mut self, line: &str) -> Option<String> {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            return None;
+        }
+        let (id, rest) = match line.split_once(char::is_whitespace) {
+            Some((first, rest)) if first.chars().all(|c| c.is_ascii_digit()) => {
+                (first, rest.trim())
+            }
+            _ if line.chars().all(|c| c.is_ascii_digit()) => (line, ""),
+            _ => ("", line),
+        };
+        let (command, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        Some(match self.execute(command, arguments.trim()) {
+            Ok(answer) if answer.is_empty() => format!("={id}"),
+            Ok(answer) => format!("={id} {answer}"),
+            Err(error) => format!("?{id} {error}"),
+        })
+    }
+
+    fn execute(&mut self, command: &str, arguments: &str) -> Result<String, String> {
+        match command {
+            "protocol_version" => Ok("2".to_string()),
+            "name" => Ok("Grand Maître".to_string()),
+            "version" => Ok(env!("CARGO_PKG_VERSION").to_string()),
+            "known_command" => Ok(COMMANDS.contains(&arguments).to_string()),
+            "list_commands" => Ok(COMMANDS.join("\n")),
+            "quit" => {
+                self.quit = true;
+                Ok(String::new())
+            }
+            "clear_board" => {
+                self.set_position(self.game.initial_state());
+                Ok(String::new())
+            }
+            "play" => self.play(arguments),
+            "genmove" => self.genmove(arguments),
+            "undo" => match self.history.pop() {
+                Some(previous) => {
+                    self.state = previous;
+                    Ok(String::new())
+                }
+                None => Err("cannot undo".to_string()),
+            },
+            "showboard" => Ok(format!("\n{}", self.game.render(&self.state).trim_end())),
+            "gm-game" => {
+                if arguments == G::NAME {
+                    self.set_position(self.game.initial_state());
+                    Ok(String::new())
+                } else {
+                    Err(format!("unknown game '{arguments}'"))
+                }
+            }
+            "gm-layout" => {
+                let game = self
+                    .game
+                    .with_board(arguments)
+                    .map_err(|e| format!("{e:#}"))?;
+                self.game = game;
+                self.set_position(self.game.initial_state());
+                Ok(String::new())
+            }
+            "gm-position" => {
+                let state = self
+                    .game
+                    .parse_state(arguments)
+                    .map_err(|e| e.to_string())?;
+                self.set_position(state);
+                Ok(String::new())
+            }
+            "gm-sims" => {
+                let simulations = positive(arguments, "simulations")?;
+                let mut config = self.agent.config().clone();
+                config.simulations = simulations;
+                self.agent.set_config(config);
+                Ok(String::new())
+            }
+            "gm-level" => {
+                let level = positive(arguments, "level")? as usize;
+                if level > LEVEL_SIMULATIONS.len() {
+                    return Err("level must be between 1 and 10".to_string());
+                }
+                let mut config = self.agent.config().clone();
+                config.simulations = LEVEL_SIMULATIONS[level - 1];
+                self.agent.set_config(config);
+                self.agent.set_choice(MoveChoice::Visits {
+                    temperature: level_temperature(level),
+                });
+                Ok(String::new())
+            }
+            "gm-winprob" => self.winprob(),
+            _ => Err("unknown command".to_string()),
+        }
+    }
+
+    fn set_position(&mut self, state: G::State) {
+        self.state = state;
+        self.history.clear();
+    }
+
+    fn colour(&self, name: &str) -> Result<Player, String> {
+        G::player_named(name).ok_or_else(|| format!("invalid color '{name}'"))
+    }
+
+    fn play(&mut self, arguments: &str) -> Result<String, String> {
+        let (colour, text) = arguments
+            .split_once(char::is_whitespace)
+            .ok_or("syntax error: play <color> <move>")?;
+        let player = self.colour(colour)?;
+        if player != self.game.current_player(&self.state)
+            || self.game.outcome(&self.state).is_some()
+        {
+            return Err("illegal move".to_string());
+        }
+        let action = self
+            .game
+            .parse_action(&self.state, text.trim())
+            .map_err(|_| "illegal move".to_string())?;
+        self.apply(action);
+        Ok(String::new())
+    }
+
+    fn genmove(&mut self, arguments: &str) -> Result<String, String> {
+        let player = self.colour(arguments)?;
+        if self.game.outcome(&self.state).is_some() {
+            return Err("game is over".to_string());
+        }
+        if player != self.game.current_player(&self.state) {
+            return Err(format!("it is not {arguments}'s turn"));
+        }
+        let action = self.agent.select(&self.game, &self.state);
+        let text = self.game.format_action(&self.state, action);
+        self.apply(action);
+        Ok(text)
+    }
+
+    fn apply(&mut self, action: Action) {
+        self.agent.observe(&self.game, &self.state, action);
+        let next = self.game.play(&self.state, action).expect("checked legal");
+        self.history.push(std::mem::replace(&mut self.state, next));
+    }
+
+    /// P(first player wins), P(draw), P(second player wins) after a search.
+    fn winprob(&mut self) -> Result<String, String> {
+        let side = self.game.current_player(&self.state);
+        let [win, draw, loss] = match self.game.outcome(&self.state) {
+            Some(outcome) => match outcome {
+                Outcome::Win => [1.0, 0.0, 0.0],
+                Outcome::Draw => [0.0, 1.0, 0.0],
+                Outcome::Loss => [0.0, 0.0, 1.0],
+            },
+            None => self.agent.analyse(&self.game, &self.state).wdl,
+        };
+        let (first, second) = match side {
+            Player::First => (win, loss),
+            Player::Second => (loss, win),
+        };
+        Ok(format!("{first:.4} {draw:.4} {second:.4}"))
+    }
+}
+
+fn positive(text: &str, what: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{what} must be a positive whole number")),
+    }
+}

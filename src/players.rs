@@ -1,0 +1,152 @@
+//! Player specifications on the command line: `random`,
+//! `rollout:sims=2000`, `alphabeta:depth=4`, `uniform:sims=800`.
+
+use anyhow::{Context, Result, bail};
+use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent};
+use grandmaitre_engine::search::{MoveChoice, RolloutEvaluator, SearchConfig, UniformEvaluator};
+
+use crate::commands::CliGame;
+
+/// A validated player specification.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// Uniformly random moves.
+    Random,
+    /// MCTS with uniform priors and random rollouts.
+    Rollout {
+        /// Simulations per move.
+        simulations: u32,
+        /// Random games per leaf.
+        rollouts: u32,
+    },
+    /// MCTS with uniform priors and an even value (the search alone).
+    Uniform {
+        /// Simulations per move.
+        simulations: u32,
+    },
+    /// Alpha-beta with the hand-written evaluation (Heraldis).
+    AlphaBeta {
+        /// Depth in plies.
+        depth: u32,
+    },
+}
+
+impl PlayerSpec {
+    /// Reads `kind[:key=value,…]`.
+    pub fn parse(text: &str) -> Result<PlayerSpec> {
+        let (kind, options) = text.split_once(':').unwrap_or((text, ""));
+        let mut pairs = Vec::new();
+        for option in options.split(',').filter(|o| !o.is_empty()) {
+            let (key, value) = option.split_once('=').with_context(|| {
+                format!("invalid player '{text}': expected key=value, found '{option}'")
+            })?;
+            pairs.push((key, value));
+        }
+        let number = |key: &str, default: u32| -> Result<u32> {
+            match pairs.iter().find(|(k, _)| *k == key) {
+                Some((_, value)) => match value.parse::<u32>() {
+                    Ok(n) if n > 0 => Ok(n),
+                    _ => bail!(
+                        "invalid player '{text}': {key} must be a positive whole number, found '{value}'"
+                    ),
+                },
+                None => Ok(default),
+            }
+        };
+        let allowed: &[&str] = match kind {
+            "random" => &[],
+            "rollout" => &["sims", "rollouts"],
+            "uniform" => &["sims"],
+            "alphabeta" => &["depth"],
+            "mcts" => bail!("invalid player '{text}': no trained model is available yet"),
+            other => bail!(
+                "invalid player '{text}': unknown kind '{other}' (expected random, rollout, uniform or alphabeta)"
+            ),
+        };
+        if let Some((key, _)) = pairs.iter().find(|(k, _)| !allowed.contains(k)) {
+            bail!("invalid player '{text}': unknown option '{key}' for {kind}");
+        }
+        Ok(match kind {
+            "random" => PlayerSpec::Random,
+            "rollout" => PlayerSpec::Rollout {
+                simulations: number("sims", 1000)?,
+                rollouts: number("rollouts", 1)?,
+            },
+            "uniform" => PlayerSpec::Uniform {
+                simulations: number("sims", 1000)?,
+            },
+            _ => PlayerSpec::AlphaBeta {
+                depth: number("depth", 4)?,
+            },
+        })
+    }
+
+    /// Builds an agent for game `G`, seeded by `seed`.
+    pub fn build<G: CliGame>(&self, seed: u64) -> Result<Box<dyn Agent<G>>> {
+        let config = |simulations: u32| SearchConfig {
+            simulations,
+            leaves_per_batch: 1,
+            ..SearchConfig::default()
+        };
+        let choice = MoveChoice::Visits { temperature: 0.0 };
+        Ok(match *self {
+            PlayerSpec::Random => Box::new(RandomAgent::new(seed)),
+            PlayerSpec::Rollout {
+                simulations,
+                rollouts,
+            } => Box::new(MctsAgent::new(
+                config(simulations),
+                RolloutEvaluator { rollouts, seed },
+                choice,
+                seed,
+            )),
+            PlayerSpec::Uniform { simulations } => Box::new(MctsAgent::new(
+                config(simulations),
+                UniformEvaluator,
+                choice,
+                seed,
+            )),
+            PlayerSpec::AlphaBeta { depth } => match G::alphabeta(depth, seed) {
+                Some(agent) => agent,
+                None => bail!("alphabeta is not available for {}", G::NAME),
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_read_kind_and_options() {
+        assert_eq!(PlayerSpec::parse("random").ok(), Some(PlayerSpec::Random));
+        assert_eq!(
+            PlayerSpec::parse("rollout:sims=2000").ok(),
+            Some(PlayerSpec::Rollout {
+                simulations: 2000,
+                rollouts: 1
+            })
+        );
+        assert_eq!(
+            PlayerSpec::parse("alphabeta:depth=4").ok(),
+            Some(PlayerSpec::AlphaBeta { depth: 4 })
+        );
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong() {
+        let cases = [
+            ("chess", "unknown kind 'chess'"),
+            ("rollout:sims", "expected key=value"),
+            ("rollout:sims=0", "sims must be a positive whole number"),
+            ("rollout:sims=many", "found 'many'"),
+            ("alphabeta:sims=3", "unknown option 'sims' for alphabeta"),
+            ("mcts:model=x", "no trained model"),
+        ];
+        for (text, expected) in cases {
+            let error = format!("{:#}", PlayerSpec::parse(text).expect_err(text));
+            assert!(error.contains(expected), "{text}: {error}");
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! End-to-end tests of `grandmaitre arena` and `grandmaitre gtp`.
+
+use assert_cmd::Command;
+
+fn grandmaitre() -> Command {
+    Command::cargo_bin("grandmaitre").expect("the binary is built")
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let output = grandmaitre().args(args).output().expect("runs");
+    assert!(output.status.success(), "{args:?}: {output:?}");
+    serde_json::from_slice(&output.stdout).expect("one JSON object")
+}
+
+#[test]
+fn arena_json_counts_every_game_and_both_colours() {
+    let report = json_of(&[
+        "arena",
+        "--a",
+        "rollout:sims=50",
+        "--b",
+        "random",
+        "--games",
+        "8",
+        "--openings",
+        "4",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    let count = |key: &str| report[key].as_u64().expect(key);
+    assert_eq!(count("games"), 8);
+    assert_eq!(count("wins") + count("draws") + count("losses"), 8);
+    for side in ["a_first", "a_second"] {
+        let games: u64 = ["wins", "draws", "losses"]
+            .iter()
+            .map(|k| report[side][k].as_u64().expect(k))
+            .sum();
+        assert_eq!(games, 4, "{side}");
+    }
+    let score = report["score"].as_f64().expect("score");
+    let expected = (count("wins") as f64 + 0.5 * count("draws") as f64) / 8.0;
+    assert!((score - expected).abs() < 1e-12);
+    assert_eq!(report["a"], "rollout:sims=50");
+}
+
+#[test]
+fn arena_sprt_stops_a_lopsided_match_early() {
+    let report = json_of(&[
+        "arena",
+        "--a",
+        "rollout:sims=300",
+        "--b",
+        "random",
+        "--games",
+        "400",
+        "--sprt",
+        "0,200",
+        "--json",
+    ]);
+    assert_eq!(report["sprt"]["verdict"], "H1");
+    assert_eq!(report["stopped_early"], true);
+    assert!(report["games"].as_u64().expect("games") < 400);
+}
+
+#[test]
+fn arena_text_report_names_players_score_and_elo() {
+    let output = grandmaitre()
+        .args([
+            "arena",
+            "--a",
+            "alphabeta:depth=1",
+            "--b",
+            "random",
+            "--games",
+            "4",
+        ])
+        .output()
+        .expect("runs");
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(
+        text.starts_with("A: alphabeta:depth=1\nB: random\ngames 4: A wins "),
+        "{text}"
+    );
+    assert!(text.contains("score ") && text.contains("Elo "), "{text}");
+}
+
+#[test]
+fn arena_on_random_layouts_plays_every_game() {
+    let report = json_of(&[
+        "arena",
+        "--a",
+        "alphabeta:depth=2",
+        "--b",
+        "random",
+        "--games",
+        "6",
+        "--layout",
+        "random",
+        "--json",
+    ]);
+    assert_eq!(report["games"], 6);
+}
+
+#[test]
+fn arena_refuses_bad_players_and_tests_with_one_line() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["arena", "--a", "chess", "--b", "random"],
+            "unknown kind 'chess'",
+        ),
+        (
+            &["arena", "--a", "random", "--b", "rollout:sims=-3"],
+            "sims must be a positive",
+        ),
+        (
+            &["arena", "--a", "random", "--b", "random", "--sprt", "50,0"],
+            "ELO0 must be below ELO1",
+        ),
+        (
+            &["arena", "--a", "random", "--b", "random", "--sprt", "x"],
+            "expected ELO0,ELO1",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = grandmaitre().args(args).output().expect("runs");
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8(output.stderr).expect("utf-8");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}
+
+/// Runs a GTP session and returns the answers, one string per command.
+fn gtp(commands: &str) -> Vec<String> {
+    let output = grandmaitre()
+        .args(["gtp", "--sims", "200"])
+        .write_stdin(commands)
+        .output()
+        .expect("runs");
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(
+        text.ends_with("\n\n"),
+        "every answer ends with a blank line"
+    );
+    text.trim_end().split("\n\n").map(str::to_string).collect()
+}
+
+#[test]
+fn gtp_answers_the_standard_commands() {
+    let answers = gtp(
+        "protocol_version\n2 name\nknown_command genmove\nknown_command fly\nlist_commands\nquit\n",
+    );
+    assert_eq!(answers[0], "= 2");
+    assert_eq!(answers[1], "=2 Grand Maître");
+    assert_eq!(answers[2], "= true");
+    assert_eq!(answers[3], "= false");
+    assert!(answers[4].starts_with("= protocol_version\nname\n"));
+    assert!(answers[4].contains("\ngm-winprob"));
+    assert_eq!(answers[5], "=");
+}
+
+#[test]
+fn gtp_plays_refuses_illegal_moves_and_undoes() {
+    let answers = gtp(
+        "play light c3\nplay light c4\nplay dark a5\nplay dark c4\nplay light a5\nundo\nundo\nundo\nshowboard\n",
+    );
+    assert_eq!(answers[0], "=");
+    assert_eq!(answers[1], "? illegal move"); // Dark's turn
+    assert_eq!(answers[2], "="); // a5 is a House: open after the First Oath
+    assert_eq!(answers[3], "? illegal move"); // Light's turn
+    assert_eq!(answers[4], "? illegal move"); // a5 is Dark's, on a House
+    assert_eq!(answers[5], "=");
+    assert_eq!(answers[6], "=");
+    assert_eq!(answers[7], "? cannot undo");
+    assert!(
+        answers[8].contains("position: 5/5/5/5/5 l - 0"),
+        "{}",
+        answers[8]
+    );
+}
+
+#[test]
+fn gtp_genmove_finds_the_win_and_winprob_sees_it() {
+    let answers = gtp(
+        "gm-position 5/5/5/DDD2/LLL2 l - 6\ngm-winprob\ngenmove light\ngm-winprob\ngenmove dark\n",
+    );
+    assert_eq!(answers[0], "=");
+    let before: Vec<f32> = answers[1][2..]
+        .split(' ')
+        .map(|x| x.parse().expect("probability"))
+        .collect();
+    assert_eq!(before.len(), 3);
+    assert!((before.iter().sum::<f32>() - 1.0).abs() < 1e-3);
+    assert!(before[0] > 0.99, "Light wins by force: {before:?}");
+    assert_eq!(answers[2], "= d1");
+    assert_eq!(answers[3], "= 1.0000 0.0000 0.0000");
+    assert_eq!(answers[4], "? game is over");
+}
+
+#[test]
+fn gtp_extensions_change_layout_level_and_refuse_bad_values() {
+    let answers = gtp(
+        "gm-layout random:4\ngm-layout A S\ngm-level 3\ngm-level 11\ngm-sims 0\ngm-game havannah\ngm-game heraldis\ngm-position 5/5/5/5/5 d - 0\nfly\n",
+    );
+    assert_eq!(answers[0], "=");
+    assert!(
+        answers[1].starts_with("? invalid layout 'A S'"),
+        "{}",
+        answers[1]
+    );
+    assert_eq!(answers[2], "=");
+    assert_eq!(answers[3], "? level must be between 1 and 10");
+    assert_eq!(answers[4], "? simulations must be a positive whole number");
+    assert_eq!(answers[5], "? unknown game 'havannah'");
+    assert_eq!(answers[6], "=");
+    assert!(
+        answers[7].starts_with("? invalid position"),
+        "{}",
+        answers[7]
+    );
+    assert_eq!(answers[8], "? unknown command");
+}
