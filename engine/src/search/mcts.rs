@@ -401,12 +401,7 @@ impl<G: Game> Search<G> {
         }
         if let RootSelection::Gumbel(config) = self.config.root {
             let priors: Vec<f32> = self.tree.edges_of(root).iter().map(|e| e.prior).collect();
-            let visits: Vec<u32> = self
-                .tree
-                .edges_of(root)
-                .iter()
-                .map(|e| self.edge_visits(e))
-                .collect();
+            let visits = self.root_edge_visits();
             self.gumbel = Some(GumbelRoot::new(
                 &priors,
                 &visits,
@@ -417,25 +412,27 @@ impl<G: Game> Search<G> {
         }
     }
 
-    fn edge_visits(&self, edge: &Edge) -> u32 {
-        if edge.child == NO_NODE {
-            0
-        } else {
-            let child = self.tree.node(edge.child);
-            child.visits + child.in_flight
-        }
+    /// Visits, completed and in flight, of each root edge.
+    fn root_edge_visits(&self) -> Vec<u32> {
+        self.tree
+            .edges_of(self.tree.root)
+            .iter()
+            .map(|edge| {
+                if edge.child == NO_NODE {
+                    0
+                } else {
+                    let child = self.tree.node(edge.child);
+                    child.visits + child.in_flight
+                }
+            })
+            .collect()
     }
 
     /// The next root edge of the Gumbel schedule, halving when a phase is
     /// complete; `None` while the phase waits for pending evaluations.
     fn gumbel_next(&mut self) -> Option<usize> {
         let root = self.tree.root;
-        let visits: Vec<u32> = self
-            .tree
-            .edges_of(root)
-            .iter()
-            .map(|e| self.edge_visits(e))
-            .collect();
+        let visits = self.root_edge_visits();
         let in_flight = self.tree.node(root).in_flight > 0;
         let gumbel = self.gumbel.as_mut().expect("gumbel root");
         if let Some(index) = gumbel.next_candidate(&visits) {
@@ -662,7 +659,7 @@ impl<G: Game> Search<G> {
         if let Some(gumbel) = &self.gumbel {
             let values = self.root_child_values();
             let edges = self.tree.edges_of(self.tree.root);
-            let visits: Vec<u32> = edges.iter().map(|e| self.edge_visits(e)).collect();
+            let visits = self.root_edge_visits();
             if let Some(index) = gumbel.final_choice(&visits, &values, self.root_value_estimate()) {
                 let action = edges[index].action;
                 if candidates.iter().any(|c| c.action == action) {
