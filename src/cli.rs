@@ -22,6 +22,8 @@ pub enum Command {
     Arena(ArenaArgs),
     /// Speak the engine protocol (GTP v2 framing) on stdin and stdout.
     Gtp(GtpArgs),
+    /// Export a model for embedding: ONNX and a description.
+    Export(ExportArgs),
     /// Measure the engine's speed.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -89,11 +91,28 @@ pub struct ArenaArgs {
 
 #[derive(Debug, Args)]
 pub struct GtpArgs {
-    /// Simulations per move (rollout search until a trained model ships).
+    /// Simulations per move.
     #[arg(long = "sims", default_value_t = 2000)]
     pub simulations: u32,
+    /// A checkpoint directory whose network guides the search (without
+    /// one, the search uses random rollouts).
+    #[arg(long)]
+    pub model: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub position: PositionArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The checkpoint directory.
+    #[arg(long)]
+    pub model: std::path::PathBuf,
+    /// The directory to write.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// The game.
+    #[arg(long, default_value = "heraldis")]
+    pub game: String,
 }
 
 #[derive(Debug, Args)]
@@ -115,6 +134,37 @@ pub enum BenchCommand {
     /// Pure search speed: simulations per second with the uniform evaluator
     /// on one thread.
     Search(BenchSearchArgs),
+    /// Network inference speed: our path and burn's, the machine's GEMM
+    /// speed, and MCTS with the network as evaluator.
+    Nn(BenchNnArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchNnArgs {
+    /// A checkpoint directory (default: a freshly initialised network of
+    /// the default shape, or of --channels and --blocks).
+    #[arg(long)]
+    pub model: Option<std::path::PathBuf>,
+    /// Channels of a fresh network.
+    #[arg(long)]
+    pub channels: Option<usize>,
+    /// Residual blocks of a fresh network.
+    #[arg(long)]
+    pub blocks: Option<usize>,
+    /// Batch sizes to time, separated by commas.
+    #[arg(long, default_value = "1,8,64,256")]
+    pub batches: String,
+    /// Seconds to time each measurement.
+    #[arg(long, default_value_t = 1.0)]
+    pub seconds: f64,
+    /// Also time burn's forward pass on this backend (flex, ndarray), or
+    /// `none`.
+    #[arg(long, default_value = "flex")]
+    pub burn: String,
+    /// Write the timed network as a checkpoint to this directory (for the
+    /// onnxruntime comparison script).
+    #[arg(long)]
+    pub save: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

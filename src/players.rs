@@ -1,9 +1,15 @@
 //! Player specifications on the command line: `random`,
-//! `rollout:sims=2000`, `alphabeta:depth=4`, `uniform:sims=800`.
+//! `rollout:sims=2000`, `alphabeta:depth=4`, `uniform:sims=800`,
+//! `mcts:model=checkpoints/heraldis,sims=800`.
 
 use anyhow::{Context, Result, bail};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use burn::tensor::Device;
 use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent};
 use grandmaitre_engine::search::{MoveChoice, RolloutEvaluator, SearchConfig, UniformEvaluator};
+use grandmaitre_model::{Checkpoint, InferenceNetwork, NetworkEvaluator};
 
 use crate::commands::CliGame;
 
@@ -29,6 +35,19 @@ pub enum PlayerSpec {
         /// Depth in plies.
         depth: u32,
     },
+    /// MCTS guided by a trained network.
+    Model {
+        /// The checkpoint directory.
+        path: PathBuf,
+        /// Simulations per move.
+        simulations: u32,
+    },
+}
+
+/// A player ready to build agents: its network, if any, loaded once.
+pub struct PreparedPlayer {
+    spec: PlayerSpec,
+    evaluator: Option<Arc<NetworkEvaluator>>,
 }
 
 impl PlayerSpec {
@@ -58,7 +77,7 @@ impl PlayerSpec {
             "rollout" => &["sims", "rollouts"],
             "uniform" => &["sims"],
             "alphabeta" => &["depth"],
-            "mcts" => bail!("invalid player '{text}': no trained model is available yet"),
+            "mcts" => &["model", "sims"],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, rollout, uniform or alphabeta)"
             ),
@@ -75,12 +94,46 @@ impl PlayerSpec {
             "uniform" => PlayerSpec::Uniform {
                 simulations: number("sims", 1000)?,
             },
+            "mcts" => PlayerSpec::Model {
+                path: pairs
+                    .iter()
+                    .find(|(k, _)| *k == "model")
+                    .map(|(_, v)| PathBuf::from(v))
+                    .with_context(|| format!("invalid player '{text}': mcts needs model=PATH"))?,
+                simulations: number("sims", 800)?,
+            },
             _ => PlayerSpec::AlphaBeta {
                 depth: number("depth", 4)?,
             },
         })
     }
 
+    /// Loads what the player needs (its network) for game `G`.
+    pub fn prepare<G: CliGame>(self, game: &G) -> Result<PreparedPlayer> {
+        let evaluator = match &self {
+            PlayerSpec::Model { path, .. } => Some(Arc::new(load_evaluator(path, game.spec())?)),
+            _ => None,
+        };
+        let prepared = PreparedPlayer {
+            spec: self,
+            evaluator,
+        };
+        prepared.build::<G>(0)?;
+        Ok(prepared)
+    }
+}
+
+/// The network of checkpoint `path`, folded for inference, as an evaluator.
+pub fn load_evaluator(
+    path: &std::path::Path,
+    spec: &grandmaitre_engine::GameSpec,
+) -> Result<NetworkEvaluator> {
+    let checkpoint = Checkpoint::load(path, spec, &Device::flex())?;
+    let network = InferenceNetwork::new(&checkpoint.network, &checkpoint.metadata.network);
+    Ok(NetworkEvaluator::new(network))
+}
+
+impl PreparedPlayer {
     /// Builds an agent for game `G`, seeded by `seed`.
     pub fn build<G: CliGame>(&self, seed: u64) -> Result<Box<dyn Agent<G>>> {
         let config = |simulations: u32| SearchConfig {
@@ -89,7 +142,19 @@ impl PlayerSpec {
             ..SearchConfig::default()
         };
         let choice = MoveChoice::Visits { temperature: 0.0 };
-        Ok(match *self {
+        Ok(match self.spec {
+            PlayerSpec::Model { simulations, .. } => {
+                let evaluator = self.evaluator.clone().context("network loaded")?;
+                Box::new(MctsAgent::new(
+                    SearchConfig {
+                        simulations,
+                        ..SearchConfig::default()
+                    },
+                    evaluator,
+                    choice,
+                    seed,
+                ))
+            }
             PlayerSpec::Random => Box::new(RandomAgent::new(seed)),
             PlayerSpec::Rollout {
                 simulations,
@@ -142,7 +207,7 @@ mod tests {
             ("rollout:sims=0", "sims must be a positive whole number"),
             ("rollout:sims=many", "found 'many'"),
             ("alphabeta:sims=3", "unknown option 'sims' for alphabeta"),
-            ("mcts:model=x", "no trained model"),
+            ("mcts:sims=8", "mcts needs model=PATH"),
         ];
         for (text, expected) in cases {
             let error = format!("{:#}", PlayerSpec::parse(text).expect_err(text));

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::{CliGame, GameTask, PositionArgs, with_position};
 use crate::cli::ArenaArgs;
-use crate::players::PlayerSpec;
+use crate::players::{PlayerSpec, PreparedPlayer};
 
 /// Validates the arguments and plays the match.
 pub fn run(args: ArenaArgs) -> Result<()> {
@@ -68,9 +68,8 @@ struct Arena {
 
 impl GameTask for Arena {
     fn run<G: CliGame>(self, game: &G, _state: G::State) -> Result<()> {
-        // Check both players build before spending time.
-        self.a.build::<G>(0)?;
-        self.b.build::<G>(0)?;
+        let a = self.a.clone().prepare(game)?;
+        let b = self.b.clone().prepare(game)?;
         if self.random_layouts && game.random_board(0).is_none() {
             bail!("--layout random: {} has no random boards", G::NAME);
         }
@@ -95,15 +94,16 @@ impl GameTask for Arena {
                 game.clone()
             }
         };
-        let build = |spec: &PlayerSpec, seed: u64| {
-            spec.build::<G>(seed)
+        let build = |player: &PreparedPlayer, seed: u64| {
+            player
+                .build::<G>(seed)
                 .expect("players were checked before the match")
         };
         let (stats, _records) = pool.install(|| {
             play_match(
                 game_for_opening,
-                |seed| build(&self.a, seed),
-                |seed| build(&self.b, seed),
+                |seed| build(&a, seed),
+                |seed| build(&b, seed),
                 &self.config,
                 |stats, _| {
                     progress.set_position(u64::from(stats.games()));

@@ -11,7 +11,10 @@ use std::io::{BufRead, Write};
 
 use anyhow::Result;
 use grandmaitre_engine::agent::{Agent, MctsAgent};
-use grandmaitre_engine::search::{MoveChoice, RolloutEvaluator, SearchConfig};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use grandmaitre_engine::search::{Evaluator, MoveChoice, RolloutEvaluator, SearchConfig};
 use grandmaitre_engine::{Action, Outcome, Player};
 
 use super::{CliGame, GameTask};
@@ -57,11 +60,29 @@ fn level_temperature(level: usize) -> f32 {
 pub struct Gtp {
     /// Simulations per move at the start.
     pub simulations: u32,
+    /// The network guiding the search (random rollouts without one).
+    pub model: Option<PathBuf>,
 }
+
+/// The evaluator a session searches with.
+type SharedEvaluator<G> = Arc<dyn Evaluator<G> + Send + Sync>;
 
 impl GameTask for Gtp {
     fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
-        let mut session = Session::new(game.clone(), state, self.simulations);
+        // A network is fastest on batches; rollouts are best one at a time.
+        let (evaluator, leaves): (SharedEvaluator<G>, u32) = match &self.model {
+            Some(path) => (
+                Arc::new(crate::players::load_evaluator(path, game.spec())?),
+                8,
+            ),
+            None => (Arc::new(RolloutEvaluator::default()), 1),
+        };
+        let config = SearchConfig {
+            simulations: self.simulations.max(1),
+            leaves_per_batch: leaves,
+            ..SearchConfig::default()
+        };
+        let mut session = Session::new(game.clone(), state, config, evaluator);
         let stdin = std::io::stdin();
         let mut stdout = std::io::stdout().lock();
         for line in stdin.lock().lines() {
@@ -84,21 +105,21 @@ pub struct Session<G: CliGame> {
     game: G,
     history: Vec<G::State>,
     state: G::State,
-    agent: MctsAgent<G, RolloutEvaluator>,
+    agent: MctsAgent<G, SharedEvaluator<G>>,
     quit: bool,
 }
 
 impl<G: CliGame> Session<G> {
     /// A session on `game` from `state`.
-    pub fn new(game: G, state: G::State, simulations: u32) -> Session<G> {
-        let config = SearchConfig {
-            simulations: simulations.max(1),
-            leaves_per_batch: 1,
-            ..SearchConfig::default()
-        };
+    pub fn new(
+        game: G,
+        state: G::State,
+        config: SearchConfig,
+        evaluator: SharedEvaluator<G>,
+    ) -> Session<G> {
         let agent = MctsAgent::new(
             config,
-            RolloutEvaluator::default(),
+            evaluator,
             MoveChoice::Visits { temperature: 0.0 },
             1,
         );

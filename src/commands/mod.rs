@@ -3,6 +3,8 @@
 
 mod arena;
 mod bench;
+mod bench_nn;
+mod export;
 mod gtp;
 mod perft;
 mod show;
@@ -29,10 +31,12 @@ pub fn run(cli: Cli) -> Result<()> {
         ),
         Command::Show(args) => with_position(&args, show::Show),
         Command::Arena(args) => arena::run(args),
+        Command::Export(args) => export::run(args),
         Command::Gtp(args) => with_position(
             &args.position,
             gtp::Gtp {
                 simulations: args.simulations,
+                model: args.model,
             },
         ),
         Command::Bench(BenchCommand::Perft(args)) => with_position(
@@ -42,6 +46,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 repeat: args.repeat.max(1),
             },
         ),
+        Command::Bench(BenchCommand::Nn(args)) => bench_nn::run(args),
         Command::Bench(BenchCommand::Search(args)) => with_position(
             &args.position,
             bench::SearchBench {

@@ -1,0 +1,95 @@
+//! Choosing burn's backend at run time, and running the network through it.
+
+use burn::tensor::{Device, Tensor, TensorData};
+use std::fmt;
+use std::str::FromStr;
+
+use crate::network::{Network, NetworkConfig};
+
+/// burn's CPU (and GPU) backends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// burn's `flex`: pure Rust, gemm and rayon (the default).
+    Flex,
+    /// burn-ndarray (deprecated upstream, kept for users who know it).
+    NdArray,
+    /// libtorch through burn-tch (the `tch` feature).
+    LibTorch,
+}
+
+impl FromStr for Backend {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Backend, String> {
+        match text {
+            "flex" => Ok(Backend::Flex),
+            "ndarray" => Ok(Backend::NdArray),
+            "tch" | "libtorch" => Ok(Backend::LibTorch),
+            other => Err(format!(
+                "unknown backend '{other}': expected flex, ndarray or tch"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Backend::Flex => "flex",
+            Backend::NdArray => "ndarray",
+            Backend::LibTorch => "tch",
+        })
+    }
+}
+
+impl Backend {
+    /// The backend's device; `cuda` asks libtorch for the first GPU.
+    pub fn device(self, cuda: bool) -> Result<Device, String> {
+        match (self, cuda) {
+            (Backend::Flex, false) => Ok(Device::flex()),
+            #[allow(deprecated)]
+            (Backend::NdArray, false) => Ok(Device::ndarray()),
+            #[cfg(feature = "tch")]
+            #[allow(deprecated)]
+            (Backend::LibTorch, false) => Ok(Device::libtorch()),
+            #[cfg(feature = "tch")]
+            #[allow(deprecated)]
+            (Backend::LibTorch, true) => Ok(Device::libtorch_cuda(0)),
+            #[cfg(not(feature = "tch"))]
+            (Backend::LibTorch, _) => {
+                Err("the tch backend needs a build with --features tch".to_string())
+            }
+            (_, true) => Err(format!("the {self} backend has no CUDA device; use tch")),
+        }
+    }
+}
+
+/// Runs `network` through burn on `device` for a batch of plane-major
+/// positions; returns policy logits (`batch × actions`) and win/draw/loss
+/// logits (`batch × 3`).
+pub fn burn_forward(
+    network: &Network,
+    config: &NetworkConfig,
+    planes: &[f32],
+    device: &Device,
+) -> (Vec<f32>, Vec<f32>) {
+    let per_position = config.input_planes * config.cells();
+    let batch = planes.len() / per_position;
+    let input = Tensor::<4>::from_data(
+        TensorData::new(
+            planes.to_vec(),
+            [batch, config.input_planes, config.height, config.width],
+        ),
+        device,
+    );
+    let output = network.forward(input);
+    let read = |tensor: Tensor<2>| {
+        tensor
+            .into_data()
+            .convert::<f32>()
+            .as_slice::<f32>()
+            .expect("float tensor")
+            .to_vec()
+    };
+    (read(output.policy_logits), read(output.wdl_logits))
+}

@@ -1,0 +1,273 @@
+//! Checkpoints: a self-describing directory.
+//!
+//! ```text
+//! NAME/
+//!   checkpoint.json   game, encoding version, network shape, provenance,
+//!                     size and CRC-32 of the weights
+//!   weights.bpk       the weights in burn's burnpack format
+//! ```
+//!
+//! A checkpoint is written into `NAME.tmp` first and renamed into place, so
+//! that a reader never sees half of one. Loading refuses a checkpoint of
+//! another game, encoding or shape, and a truncated or corrupt one, with a
+//! one-line message.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use burn::module::Module;
+use burn::store::ModuleRecord;
+use burn::tensor::{Bytes, Device};
+use grandmaitre_engine::GameSpec;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::network::{Network, NetworkConfig};
+
+/// Version of the checkpoint layout.
+pub const FORMAT_VERSION: u32 = 1;
+const METADATA_FILE: &str = "checkpoint.json";
+const WEIGHTS_FILE: &str = "weights.bpk";
+
+/// Where a checkpoint comes from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// The checkpoint this one was trained from, if any.
+    pub parent: Option<String>,
+    /// Optimiser steps since the network was initialised.
+    pub training_steps: u64,
+    /// Self-play games the training has used.
+    pub games: u64,
+    /// When it was written (RFC 3339, UTC).
+    pub created: String,
+    /// Free text: the run, the command.
+    pub notes: String,
+}
+
+/// The description stored in `checkpoint.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointMetadata {
+    /// [`FORMAT_VERSION`] of the writer.
+    pub format: u32,
+    /// The game's name (`GameSpec::name`).
+    pub game: String,
+    /// The game's encoding version.
+    pub encoding_version: u32,
+    /// The network's shape.
+    pub network: NetworkConfig,
+    /// Where it comes from.
+    pub provenance: Provenance,
+    /// Size of `weights.bpk` in bytes.
+    pub weights_bytes: u64,
+    /// CRC-32 of `weights.bpk`.
+    pub weights_crc32: u32,
+}
+
+/// Why a checkpoint could not be read or written.
+#[derive(Debug, Error)]
+pub enum CheckpointError {
+    /// An I/O failure on a path.
+    #[error("checkpoint {path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
+    /// Something in the checkpoint is wrong.
+    #[error("checkpoint {path}: {reason}")]
+    Invalid {
+        /// The checkpoint directory.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn invalid(path: &Path, reason: impl Into<String>) -> CheckpointError {
+    CheckpointError::Invalid {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> CheckpointError + '_ {
+    move |source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A network with its description.
+#[derive(Debug)]
+pub struct Checkpoint {
+    /// The description.
+    pub metadata: CheckpointMetadata,
+    /// The network, on the device it was loaded to.
+    pub network: Network,
+}
+
+/// The current time in RFC 3339, for provenance.
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+impl Checkpoint {
+    /// Writes the checkpoint to the directory `path`, replacing any there.
+    pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
+        save(&self.network, &self.metadata.network, &self.metadata, path)
+    }
+
+    /// Reads a checkpoint for the game `spec`, onto `device`.
+    pub fn load(
+        path: &Path,
+        spec: &GameSpec,
+        device: &Device,
+    ) -> Result<Checkpoint, CheckpointError> {
+        let metadata = read_metadata(path)?;
+        if metadata.format != FORMAT_VERSION {
+            return Err(invalid(
+                path,
+                format!(
+                    "format {} is not the supported {FORMAT_VERSION}",
+                    metadata.format
+                ),
+            ));
+        }
+        if metadata.game != spec.name {
+            return Err(invalid(
+                path,
+                format!("it is a {} model, not a {} one", metadata.game, spec.name),
+            ));
+        }
+        if metadata.encoding_version != spec.encoding_version {
+            return Err(invalid(
+                path,
+                format!(
+                    "encoding version {} does not match the game's {}",
+                    metadata.encoding_version, spec.encoding_version
+                ),
+            ));
+        }
+        let expected = NetworkConfig::for_game(spec);
+        let shape = &metadata.network;
+        if (shape.input_planes, shape.height, shape.width, shape.actions)
+            != (
+                expected.input_planes,
+                expected.height,
+                expected.width,
+                expected.actions,
+            )
+        {
+            return Err(invalid(
+                path,
+                format!(
+                    "network shape {}×{}×{} → {} does not fit the game's {}×{}×{} → {}",
+                    shape.input_planes,
+                    shape.height,
+                    shape.width,
+                    shape.actions,
+                    expected.input_planes,
+                    expected.height,
+                    expected.width,
+                    expected.actions
+                ),
+            ));
+        }
+        let weights_path = path.join(WEIGHTS_FILE);
+        let bytes = fs::read(&weights_path).map_err(io_error(&weights_path))?;
+        if bytes.len() as u64 != metadata.weights_bytes {
+            return Err(invalid(
+                path,
+                format!(
+                    "{WEIGHTS_FILE} has {} bytes, expected {} (truncated?)",
+                    bytes.len(),
+                    metadata.weights_bytes
+                ),
+            ));
+        }
+        if crc32fast::hash(&bytes) != metadata.weights_crc32 {
+            return Err(invalid(
+                path,
+                format!("{WEIGHTS_FILE} is corrupt (CRC-32 mismatch)"),
+            ));
+        }
+        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
+            .map_err(|e| invalid(path, format!("unreadable weights: {e}")))?;
+        let network = metadata
+            .network
+            .init(device)
+            .try_load_record(record)
+            .map_err(|e| invalid(path, format!("weights do not fit the network: {e}")))?;
+        Ok(Checkpoint { metadata, network })
+    }
+}
+
+/// Reads only `checkpoint.json`.
+pub fn read_metadata(path: &Path) -> Result<CheckpointMetadata, CheckpointError> {
+    let file = path.join(METADATA_FILE);
+    if !path.is_dir() {
+        return Err(invalid(path, "not a checkpoint directory"));
+    }
+    let text = fs::read_to_string(&file).map_err(io_error(&file))?;
+    serde_json::from_str(&text).map_err(|e| invalid(path, format!("bad {METADATA_FILE}: {e}")))
+}
+
+/// Writes `network` and its description to the directory `path`.
+pub fn save(
+    network: &Network,
+    config: &NetworkConfig,
+    metadata: &CheckpointMetadata,
+    path: &Path,
+) -> Result<(), CheckpointError> {
+    let bytes = network
+        .clone()
+        .into_record()
+        .into_bytes()
+        .map_err(|e| invalid(path, format!("cannot serialise the weights: {e}")))?;
+    let bytes: &[u8] = &bytes;
+    let metadata = CheckpointMetadata {
+        format: FORMAT_VERSION,
+        network: config.clone(),
+        weights_bytes: bytes.len() as u64,
+        weights_crc32: crc32fast::hash(bytes),
+        ..metadata.clone()
+    };
+    let json = serde_json::to_string_pretty(&metadata)
+        .map_err(|e| invalid(path, format!("cannot describe the checkpoint: {e}")))?;
+    let staging = sibling(path, "tmp");
+    if staging.exists() {
+        fs::remove_dir_all(&staging).map_err(io_error(&staging))?;
+    }
+    fs::create_dir_all(&staging).map_err(io_error(&staging))?;
+    write_synced(&staging.join(WEIGHTS_FILE), bytes)?;
+    write_synced(&staging.join(METADATA_FILE), json.as_bytes())?;
+    // Swap the new directory in; an old one is moved aside first, so that a
+    // complete checkpoint exists under one of the two names at every moment.
+    let old = sibling(path, "old");
+    if path.exists() {
+        if old.exists() {
+            fs::remove_dir_all(&old).map_err(io_error(&old))?;
+        }
+        fs::rename(path, &old).map_err(io_error(path))?;
+    }
+    fs::rename(&staging, path).map_err(io_error(path))?;
+    if old.exists() {
+        fs::remove_dir_all(&old).map_err(io_error(&old))?;
+    }
+    Ok(())
+}
+
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{suffix}"));
+    path.with_file_name(name)
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
+    use std::io::Write;
+    let mut file = fs::File::create(path).map_err(io_error(path))?;
+    file.write_all(bytes).map_err(io_error(path))?;
+    file.sync_all().map_err(io_error(path))
+}

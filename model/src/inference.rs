@@ -1,0 +1,629 @@
+//! Fast CPU inference for search: the network with batch normalisation
+//! folded into the convolutions, activations kept channel-last, each 3×3
+//! convolution an im2col copy (nine contiguous runs per cell) and one GEMM
+//! (the `gemm` crate), residuals and ReLU fused into one pass. Batches are
+//! split across rayon's threads, each with its own scratch buffers that are
+//! kept between calls: after the first call of a given size nothing is
+//! allocated.
+
+use std::sync::Mutex;
+
+use burn::module::Param;
+use burn::nn::{BatchNorm, Linear};
+use burn::tensor::Tensor;
+use grandmaitre_engine::Game;
+use grandmaitre_engine::search::{EvaluationRequest, Evaluations, Evaluator};
+use rayon::prelude::*;
+
+use crate::network::{ConvBn, Network, NetworkConfig};
+
+/// Positions per thread below which a batch is not split.
+const MIN_POSITIONS_PER_THREAD: usize = 4;
+/// Positions run through the network together by one thread.
+const MAX_POSITIONS_PER_TILE: usize = 32;
+
+/// A convolution with its batch normalisation folded in, weights in burn's
+/// (and ONNX's) order `[output][input][ky][kx]`.
+#[derive(Clone, Debug)]
+pub struct ConvWeights {
+    /// Input channels.
+    pub input: usize,
+    /// Output channels.
+    pub output: usize,
+    /// Kernel size (1 or 3).
+    pub kernel: usize,
+    /// `[output][input][ky][kx]`.
+    pub weights: Vec<f32>,
+    /// One per output channel.
+    pub bias: Vec<f32>,
+}
+
+/// A dense layer, weights `[input][output]` (burn's order), inputs in burn's
+/// channel-major flattening.
+#[derive(Clone, Debug)]
+pub struct DenseWeights {
+    /// Inputs.
+    pub input: usize,
+    /// Outputs.
+    pub output: usize,
+    /// `[input][output]`.
+    pub weights: Vec<f32>,
+    /// One per output.
+    pub bias: Vec<f32>,
+}
+
+/// Every weight of a network, batch normalisation folded: what inference
+/// and export read.
+#[derive(Clone, Debug)]
+pub struct FoldedWeights {
+    /// Input convolution.
+    pub stem: ConvWeights,
+    /// The residual blocks' two convolutions.
+    pub blocks: Vec<(ConvWeights, ConvWeights)>,
+    /// Policy head convolution.
+    pub policy_conv: ConvWeights,
+    /// Policy head output layer.
+    pub policy_linear: DenseWeights,
+    /// Value head convolution.
+    pub value_conv: ConvWeights,
+    /// Value head hidden layer.
+    pub value_hidden: DenseWeights,
+    /// Value head output layer.
+    pub value_output: DenseWeights,
+}
+
+impl FoldedWeights {
+    /// Reads and folds the weights of `network`.
+    pub fn new(network: &Network) -> FoldedWeights {
+        FoldedWeights {
+            stem: ConvWeights::fold(&network.stem),
+            blocks: network
+                .blocks
+                .iter()
+                .map(|b| (ConvWeights::fold(&b.first), ConvWeights::fold(&b.second)))
+                .collect(),
+            policy_conv: ConvWeights::fold(&network.policy_conv),
+            policy_linear: DenseWeights::from_linear(&network.policy_linear),
+            value_conv: ConvWeights::fold(&network.value_conv),
+            value_hidden: DenseWeights::from_linear(&network.value_hidden),
+            value_output: DenseWeights::from_linear(&network.value_output),
+        }
+    }
+}
+
+fn values<const D: usize>(tensor: &Tensor<D>) -> Vec<f32> {
+    tensor
+        .to_data()
+        .convert::<f32>()
+        .as_slice::<f32>()
+        .expect("float tensor")
+        .to_vec()
+}
+
+fn param_values<const D: usize>(param: &Param<Tensor<D>>) -> Vec<f32> {
+    values(&param.val())
+}
+
+impl ConvWeights {
+    /// Folds `norm` into `conv`: w' = w·γ/√(σ²+ε), b' = β − μ·γ/√(σ²+ε).
+    fn fold(layer: &ConvBn) -> ConvWeights {
+        let [output, input, kernel, _] = layer.conv.weight.dims();
+        let mut weights = param_values(&layer.conv.weight);
+        let scale = batch_norm_scale(&layer.norm);
+        let mean = values(&layer.norm.running_mean.value());
+        let beta = param_values(&layer.norm.beta);
+        let per_output = input * kernel * kernel;
+        for (o, row) in weights.chunks_exact_mut(per_output).enumerate() {
+            for w in row {
+                *w *= scale[o];
+            }
+        }
+        let bias = (0..output).map(|o| beta[o] - mean[o] * scale[o]).collect();
+        ConvWeights {
+            input,
+            output,
+            kernel,
+            weights,
+            bias,
+        }
+    }
+}
+
+fn batch_norm_scale(norm: &BatchNorm) -> Vec<f32> {
+    let gamma = param_values(&norm.gamma);
+    let variance = values(&norm.running_var.value());
+    gamma
+        .iter()
+        .zip(&variance)
+        .map(|(g, v)| g / (v + norm.epsilon as f32).sqrt())
+        .collect()
+}
+
+impl DenseWeights {
+    fn from_linear(linear: &Linear) -> DenseWeights {
+        let [input, output] = linear.weight.dims();
+        let weights = param_values(&linear.weight);
+        let bias = linear
+            .bias
+            .as_ref()
+            .map_or_else(|| vec![0.0; output], param_values);
+        DenseWeights {
+            input,
+            output,
+            weights,
+            bias,
+        }
+    }
+}
+
+/// A convolution as the GEMM's right-hand matrix `[tap][input][output]`.
+#[derive(Clone, Debug)]
+struct FoldedConv {
+    input: usize,
+    output: usize,
+    kernel: usize,
+    weights: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl FoldedConv {
+    fn new(conv: &ConvWeights) -> FoldedConv {
+        let (input, output) = (conv.input, conv.output);
+        let taps = conv.kernel * conv.kernel;
+        let mut weights = vec![0.0; taps * input * output];
+        for o in 0..output {
+            for i in 0..input {
+                for tap in 0..taps {
+                    weights[(tap * input + i) * output + o] =
+                        conv.weights[(o * input + i) * taps + tap];
+                }
+            }
+        }
+        FoldedConv {
+            input,
+            output,
+            kernel: conv.kernel,
+            weights,
+            bias: conv.bias.clone(),
+        }
+    }
+}
+
+/// A dense layer for channel-last inputs, weights `[input][output]`.
+#[derive(Clone, Debug)]
+struct Dense {
+    input: usize,
+    output: usize,
+    weights: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl Dense {
+    /// Keeps burn's input order (`channel × cells + cell`) when `channels`
+    /// is 0; otherwise reorders the inputs to channel-last
+    /// (`cell × channels + channel`).
+    fn new(layer: &DenseWeights, channels: usize, cells: usize) -> Dense {
+        let mut weights = layer.weights.clone();
+        if channels > 0 {
+            let output = layer.output;
+            for channel in 0..channels {
+                for cell in 0..cells {
+                    let from = (channel * cells + cell) * output;
+                    let to = (cell * channels + channel) * output;
+                    weights[to..to + output].copy_from_slice(&layer.weights[from..from + output]);
+                }
+            }
+        }
+        Dense {
+            input: layer.input,
+            output: layer.output,
+            weights,
+            bias: layer.bias.clone(),
+        }
+    }
+}
+
+/// Scratch buffers of one thread.
+#[derive(Debug, Default)]
+struct Workspace {
+    columns: Vec<f32>,
+    first: Vec<f32>,
+    second: Vec<f32>,
+    hidden: Vec<f32>,
+    policy_features: Vec<f32>,
+    value_features: Vec<f32>,
+    value_hidden: Vec<f32>,
+}
+
+/// The network folded for fast batched CPU inference.
+#[derive(Debug)]
+pub struct InferenceNetwork {
+    config: NetworkConfig,
+    stem: FoldedConv,
+    blocks: Vec<(FoldedConv, FoldedConv)>,
+    policy_conv: FoldedConv,
+    policy_linear: Dense,
+    value_conv: FoldedConv,
+    value_hidden: Dense,
+    value_output: Dense,
+    /// For each cell, its 9 neighbours (tap order ky, kx) or `usize::MAX`
+    /// outside the board.
+    neighbours: Vec<[usize; 9]>,
+    workspaces: Mutex<Vec<Workspace>>,
+    /// Threads a batch may be split across (0: rayon's pool).
+    threads: usize,
+}
+
+impl InferenceNetwork {
+    /// Folds a trained network (its batch-norm running statistics) for
+    /// inference.
+    pub fn new(network: &Network, config: &NetworkConfig) -> InferenceNetwork {
+        InferenceNetwork::from_weights(&FoldedWeights::new(network), config)
+    }
+
+    /// The inference network of folded weights.
+    pub fn from_weights(weights: &FoldedWeights, config: &NetworkConfig) -> InferenceNetwork {
+        let cells = config.cells();
+        let (height, width) = (config.height as isize, config.width as isize);
+        let neighbours = (0..cells)
+            .map(|cell| {
+                let (y, x) = (
+                    (cell / config.width) as isize,
+                    (cell % config.width) as isize,
+                );
+                let mut taps = [usize::MAX; 9];
+                for (tap, slot) in taps.iter_mut().enumerate() {
+                    let (dy, dx) = (tap as isize / 3 - 1, tap as isize % 3 - 1);
+                    let (ny, nx) = (y + dy, x + dx);
+                    if (0..height).contains(&ny) && (0..width).contains(&nx) {
+                        *slot = (ny * width + nx) as usize;
+                    }
+                }
+                taps
+            })
+            .collect();
+        InferenceNetwork {
+            config: config.clone(),
+            stem: FoldedConv::new(&weights.stem),
+            blocks: weights
+                .blocks
+                .iter()
+                .map(|(first, second)| (FoldedConv::new(first), FoldedConv::new(second)))
+                .collect(),
+            policy_conv: FoldedConv::new(&weights.policy_conv),
+            policy_linear: Dense::new(&weights.policy_linear, config.policy_channels, cells),
+            value_conv: FoldedConv::new(&weights.value_conv),
+            value_hidden: Dense::new(&weights.value_hidden, config.value_channels, cells),
+            value_output: Dense::new(&weights.value_output, 0, 1),
+            neighbours,
+            workspaces: Mutex::new(Vec::new()),
+            threads: 0,
+        }
+    }
+
+    /// Limits the threads one batch is split across (1: the calling thread
+    /// only).
+    pub fn with_threads(mut self, threads: usize) -> InferenceNetwork {
+        self.threads = threads;
+        self
+    }
+
+    /// The network's shape.
+    pub fn config(&self) -> &NetworkConfig {
+        &self.config
+    }
+
+    /// Runs a batch: `planes` holds `batch` positions, each plane-major
+    /// (`[planes][height][width]`, as `Game::encode` writes them).
+    ///
+    /// # Shapes
+    /// `planes`: `batch × planes × cells` → `policy_logits`:
+    /// `batch × actions` (logits), `wdl_logits`: `batch × 3` (logits).
+    pub fn forward(&self, planes: &[f32], policy_logits: &mut [f32], wdl_logits: &mut [f32]) {
+        let config = &self.config;
+        let per_position = config.input_planes * config.cells();
+        let batch = planes.len() / per_position;
+        assert_eq!(
+            planes.len(),
+            batch * per_position,
+            "planes of whole positions"
+        );
+        assert_eq!(policy_logits.len(), batch * config.actions, "policy buffer");
+        assert_eq!(wdl_logits.len(), batch * 3, "value buffer");
+        let threads = if self.threads == 0 {
+            rayon::current_num_threads()
+        } else {
+            self.threads
+        };
+        // Tiles of at most MAX_POSITIONS_PER_TILE positions keep the im2col
+        // buffer in cache; tiles go to the threads in turn.
+        let tiles = batch
+            .div_ceil(MAX_POSITIONS_PER_TILE)
+            .max((batch / MIN_POSITIONS_PER_THREAD).clamp(1, threads));
+        let tile = batch.div_ceil(tiles).max(1);
+        if tiles == 1 || threads == 1 {
+            let mut workspace = self.take_workspace();
+            for ((planes, policy), wdl) in planes
+                .chunks(tile * per_position)
+                .zip(policy_logits.chunks_mut(tile * config.actions))
+                .zip(wdl_logits.chunks_mut(tile * 3))
+            {
+                self.forward_chunk(&mut workspace, planes, policy, wdl);
+            }
+            self.return_workspace(workspace);
+            return;
+        }
+        planes
+            .par_chunks(tile * per_position)
+            .zip(policy_logits.par_chunks_mut(tile * config.actions))
+            .zip(wdl_logits.par_chunks_mut(tile * 3))
+            .for_each(|((planes, policy), wdl)| {
+                let mut workspace = self.take_workspace();
+                self.forward_chunk(&mut workspace, planes, policy, wdl);
+                self.return_workspace(workspace);
+            });
+    }
+
+    fn take_workspace(&self) -> Workspace {
+        self.workspaces
+            .lock()
+            .map(|mut pool| pool.pop().unwrap_or_default())
+            .unwrap_or_default()
+    }
+
+    fn return_workspace(&self, workspace: Workspace) {
+        if let Ok(mut pool) = self.workspaces.lock() {
+            pool.push(workspace);
+        }
+    }
+
+    fn forward_chunk(
+        &self,
+        ws: &mut Workspace,
+        planes: &[f32],
+        policy: &mut [f32],
+        wdl: &mut [f32],
+    ) {
+        let config = &self.config;
+        let cells = config.cells();
+        let batch = wdl.len() / 3;
+        let rows = batch * cells;
+        let channels = config.channels;
+        // Input planes to channel-last.
+        resize(&mut ws.hidden, rows * config.input_planes);
+        for b in 0..batch {
+            let position =
+                &planes[b * config.input_planes * cells..(b + 1) * config.input_planes * cells];
+            for plane in 0..config.input_planes {
+                for cell in 0..cells {
+                    ws.hidden[(b * cells + cell) * config.input_planes + plane] =
+                        position[plane * cells + cell];
+                }
+            }
+        }
+        resize(&mut ws.first, rows * channels);
+        resize(&mut ws.second, rows * channels);
+        self.conv3(
+            &self.stem,
+            &ws.hidden,
+            &mut ws.columns,
+            &mut ws.first,
+            batch,
+        );
+        relu_in_place(&mut ws.first);
+        for (first, second) in &self.blocks {
+            self.conv3(first, &ws.first, &mut ws.columns, &mut ws.second, batch);
+            relu_in_place(&mut ws.second);
+            resize(&mut ws.hidden, rows * channels);
+            self.conv3(second, &ws.second, &mut ws.columns, &mut ws.hidden, batch);
+            for (out, skip) in ws.hidden.iter_mut().zip(&ws.first) {
+                *out = (*out + skip).max(0.0);
+            }
+            std::mem::swap(&mut ws.first, &mut ws.hidden);
+        }
+        // Heads.
+        resize(&mut ws.policy_features, rows * self.policy_conv.output);
+        conv1(&self.policy_conv, &ws.first, &mut ws.policy_features, rows);
+        relu_in_place(&mut ws.policy_features);
+        dense(&self.policy_linear, &ws.policy_features, policy, batch);
+        resize(&mut ws.value_features, rows * self.value_conv.output);
+        conv1(&self.value_conv, &ws.first, &mut ws.value_features, rows);
+        relu_in_place(&mut ws.value_features);
+        resize(&mut ws.value_hidden, batch * self.value_hidden.output);
+        dense(
+            &self.value_hidden,
+            &ws.value_features,
+            &mut ws.value_hidden,
+            batch,
+        );
+        relu_in_place(&mut ws.value_hidden);
+        dense(&self.value_output, &ws.value_hidden, wdl, batch);
+    }
+
+    /// A 3×3 convolution of channel-last `input` into `output`.
+    fn conv3(
+        &self,
+        conv: &FoldedConv,
+        input: &[f32],
+        columns: &mut Vec<f32>,
+        output: &mut [f32],
+        batch: usize,
+    ) {
+        debug_assert_eq!(conv.kernel, 3);
+        let cells = self.config.cells();
+        let (cin, width) = (conv.input, 9 * conv.input);
+        resize(columns, batch * cells * width);
+        for b in 0..batch {
+            let base = b * cells;
+            for (cell, taps) in self.neighbours.iter().enumerate() {
+                let row = &mut columns[(base + cell) * width..(base + cell + 1) * width];
+                for (tap, &neighbour) in taps.iter().enumerate() {
+                    let slot = &mut row[tap * cin..(tap + 1) * cin];
+                    if neighbour == usize::MAX {
+                        slot.fill(0.0);
+                    } else {
+                        let from = (base + neighbour) * cin;
+                        slot.copy_from_slice(&input[from..from + cin]);
+                    }
+                }
+            }
+        }
+        matmul_bias(
+            columns,
+            &conv.weights,
+            &conv.bias,
+            output,
+            batch * cells,
+            width,
+            conv.output,
+        );
+    }
+}
+
+/// A 1×1 convolution of channel-last `input` (`rows` cells) into `output`.
+fn conv1(conv: &FoldedConv, input: &[f32], output: &mut [f32], rows: usize) {
+    debug_assert_eq!(conv.kernel, 1);
+    matmul_bias(
+        input,
+        &conv.weights,
+        &conv.bias,
+        output,
+        rows,
+        conv.input,
+        conv.output,
+    );
+}
+
+fn dense(layer: &Dense, input: &[f32], output: &mut [f32], batch: usize) {
+    matmul_bias(
+        input,
+        &layer.weights,
+        &layer.bias,
+        output,
+        batch,
+        layer.input,
+        layer.output,
+    );
+}
+
+fn relu_in_place(values: &mut [f32]) {
+    for value in values {
+        *value = value.max(0.0);
+    }
+}
+
+fn resize(buffer: &mut Vec<f32>, len: usize) {
+    if buffer.len() != len {
+        buffer.resize(len, 0.0);
+    }
+}
+
+/// `output[m×n] = lhs[m×k] · rhs[k×n] + bias[n]`, all row-major, on the
+/// calling thread.
+fn matmul_bias(
+    lhs: &[f32],
+    rhs: &[f32],
+    bias: &[f32],
+    output: &mut [f32],
+    m: usize,
+    k: usize,
+    n: usize,
+) {
+    assert!(lhs.len() >= m * k && rhs.len() >= k * n && bias.len() == n && output.len() >= m * n);
+    for row in output[..m * n].chunks_exact_mut(n) {
+        row.copy_from_slice(bias);
+    }
+    if m == 0 || n == 0 || k == 0 {
+        return;
+    }
+    #[allow(unsafe_code)]
+    // SAFETY: the assertion above keeps every access of the m×k, k×n and m×n
+    // row-major matrices (column stride 1, row strides k, n, n) inside the
+    // slices, and `output` does not alias the inputs (it is borrowed mutably).
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            output.as_mut_ptr(),
+            1,
+            n as isize,
+            true,
+            lhs.as_ptr(),
+            1,
+            k as isize,
+            rhs.as_ptr(),
+            1,
+            n as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// Softmax of three logits.
+pub fn softmax3(logits: [f32; 3]) -> [f32; 3] {
+    let max = logits[0].max(logits[1]).max(logits[2]);
+    let e = logits.map(|l| (l - max).exp());
+    let total = e[0] + e[1] + e[2];
+    e.map(|x| x / total)
+}
+
+/// The folded network as the search's evaluator: positions are encoded by
+/// their game, run as one batch, and the win/draw/loss logits turned into
+/// probabilities.
+#[derive(Debug)]
+pub struct NetworkEvaluator {
+    network: InferenceNetwork,
+    planes: Mutex<Vec<f32>>,
+}
+
+impl NetworkEvaluator {
+    /// An evaluator running `network`.
+    pub fn new(network: InferenceNetwork) -> NetworkEvaluator {
+        NetworkEvaluator {
+            network,
+            planes: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The network.
+    pub fn network(&self) -> &InferenceNetwork {
+        &self.network
+    }
+}
+
+impl<G: Game> Evaluator<G> for NetworkEvaluator {
+    fn evaluate(&self, requests: &[EvaluationRequest<'_, G>], output: &mut Evaluations) {
+        let config = self.network.config();
+        let per_position = config.input_planes * config.cells();
+        output.reset(config.actions);
+        output
+            .policy_logits
+            .resize(requests.len() * config.actions, 0.0);
+        let mut wdl_logits = vec![0.0f32; requests.len() * 3];
+        let mut planes = self
+            .planes
+            .lock()
+            .map(|mut p| std::mem::take(&mut *p))
+            .unwrap_or_default();
+        resize(&mut planes, requests.len() * per_position);
+        for (request, slot) in requests.iter().zip(planes.chunks_exact_mut(per_position)) {
+            request.game.encode(request.state, slot);
+        }
+        self.network
+            .forward(&planes, &mut output.policy_logits, &mut wdl_logits);
+        output.wdl.extend(
+            wdl_logits
+                .chunks_exact(3)
+                .map(|l| softmax3([l[0], l[1], l[2]])),
+        );
+        if let Ok(mut slot) = self.planes.lock() {
+            *slot = planes;
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! The Grand Maître's policy/value network on burn: the model, its fast CPU
+//! inference path for search, and checkpoints.
+
+pub mod backend;
+pub mod checkpoint;
+pub mod inference;
+pub mod network;
+pub mod onnx;
+
+pub use backend::{Backend, burn_forward};
+pub use checkpoint::{Checkpoint, CheckpointError, CheckpointMetadata, Provenance};
+pub use inference::{FoldedWeights, InferenceNetwork, NetworkEvaluator};
+pub use network::{Network, NetworkConfig, NetworkOutput};

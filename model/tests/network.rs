@@ -1,0 +1,230 @@
+//! The fast inference path against burn's forward pass, backend parity, and
+//! checkpoints that round-trip or are refused.
+
+use burn::module::{Param, RunningState};
+use burn::tensor::{Device, Distribution, Tensor};
+use grandmaitre_engine::Game;
+use grandmaitre_engine::heraldis::Heraldis;
+use grandmaitre_model::network::ConvBn;
+use grandmaitre_model::{
+    Backend, Checkpoint, CheckpointMetadata, InferenceNetwork, Network, NetworkConfig, Provenance,
+    burn_forward,
+};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn small_config() -> NetworkConfig {
+    NetworkConfig::for_game(Heraldis::default().spec())
+        .with_channels(16)
+        .with_blocks(2)
+}
+
+/// Gives every batch normalisation non-trivial statistics, as training
+/// would, so that folding them is really tested.
+fn randomise_norms(network: &mut Network, device: &Device) {
+    let mut layers: Vec<&mut ConvBn> = vec![
+        &mut network.stem,
+        &mut network.policy_conv,
+        &mut network.value_conv,
+    ];
+    for block in &mut network.blocks {
+        layers.push(&mut block.first);
+        layers.push(&mut block.second);
+    }
+    for layer in layers {
+        let norm = &mut layer.norm;
+        let [n] = norm.gamma.dims();
+        let random = |low: f64, high: f64| {
+            Tensor::<1>::random([n], Distribution::Uniform(low, high), device)
+        };
+        norm.gamma = Param::initialized(norm.gamma.id, random(0.5, 1.5));
+        norm.beta = Param::initialized(norm.beta.id, random(-0.5, 0.5));
+        norm.running_mean = RunningState::new(random(-0.3, 0.3));
+        norm.running_var = RunningState::new(random(0.5, 2.0));
+    }
+}
+
+/// Encoded planes of `count` positions from random games.
+fn random_planes(count: usize, seed: u64) -> Vec<f32> {
+    let game = Heraldis::default();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let len = game.spec().observation_len();
+    let mut planes = vec![0.0; count * len];
+    let mut actions = Vec::new();
+    for slot in planes.chunks_exact_mut(len) {
+        let mut state = game.initial_state();
+        for _ in 0..rng.random_range(0..30) {
+            game.legal_actions(&state, &mut actions);
+            if actions.is_empty() {
+                break;
+            }
+            state = game
+                .play(&state, actions[rng.random_range(0..actions.len())])
+                .expect("legal");
+        }
+        game.encode(&state, slot);
+    }
+    planes
+}
+
+fn max_difference(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn the_fast_path_matches_burns_forward_pass() {
+    let device = Device::flex();
+    let config = small_config();
+    let mut network = config.init(&device);
+    randomise_norms(&mut network, &device);
+    let fast = InferenceNetwork::new(&network, &config);
+    for (batch, seed) in [(1, 1), (7, 2), (40, 3)] {
+        let planes = random_planes(batch, seed);
+        let (policy, wdl) = burn_forward(&network, &config, &planes, &device);
+        let mut fast_policy = vec![0.0; batch * config.actions];
+        let mut fast_wdl = vec![0.0; batch * 3];
+        fast.forward(&planes, &mut fast_policy, &mut fast_wdl);
+        assert!(
+            max_difference(&policy, &fast_policy) <= 1e-4,
+            "policy, batch {batch}"
+        );
+        assert!(
+            max_difference(&wdl, &fast_wdl) <= 1e-4,
+            "value, batch {batch}"
+        );
+    }
+}
+
+#[test]
+fn flex_and_ndarray_give_the_same_outputs() {
+    let flex = Device::flex();
+    let ndarray = Backend::NdArray.device(false).expect("ndarray is built in");
+    let config = small_config();
+    let mut network = config.init(&flex);
+    randomise_norms(&mut network, &flex);
+    let bytes = {
+        use burn::module::Module;
+        network
+            .clone()
+            .into_record()
+            .into_bytes()
+            .expect("serialise")
+    };
+    let on_ndarray = {
+        use burn::module::Module;
+        let record = burn::store::ModuleRecord::from_bytes(bytes).expect("record");
+        config
+            .init(&ndarray)
+            .try_load_record(record)
+            .expect("same shape")
+    };
+    let planes = random_planes(5, 9);
+    let (policy_a, wdl_a) = burn_forward(&network, &config, &planes, &flex);
+    let (policy_b, wdl_b) = burn_forward(&on_ndarray, &config, &planes, &ndarray);
+    assert!(max_difference(&policy_a, &policy_b) <= 1e-4);
+    assert!(max_difference(&wdl_a, &wdl_b) <= 1e-4);
+}
+
+fn metadata(config: &NetworkConfig) -> CheckpointMetadata {
+    CheckpointMetadata {
+        format: 0,
+        game: "heraldis".to_string(),
+        encoding_version: Heraldis::default().spec().encoding_version,
+        network: config.clone(),
+        provenance: Provenance {
+            parent: None,
+            training_steps: 12,
+            games: 3,
+            created: grandmaitre_model::checkpoint::now(),
+            notes: "test".to_string(),
+        },
+        weights_bytes: 0,
+        weights_crc32: 0,
+    }
+}
+
+fn saved_checkpoint(directory: &std::path::Path) -> (Checkpoint, std::path::PathBuf) {
+    let device = Device::flex();
+    let config = small_config();
+    let mut network = config.init(&device);
+    randomise_norms(&mut network, &device);
+    let checkpoint = Checkpoint {
+        metadata: metadata(&config),
+        network,
+    };
+    let path = directory.join("model");
+    checkpoint.save(&path).expect("saved");
+    (checkpoint, path)
+}
+
+#[test]
+fn a_checkpoint_round_trips_bit_for_bit() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let (checkpoint, path) = saved_checkpoint(directory.path());
+    let game = Heraldis::default();
+    let loaded = Checkpoint::load(&path, game.spec(), &Device::flex()).expect("loads");
+    assert_eq!(loaded.metadata.provenance, checkpoint.metadata.provenance);
+    assert_eq!(loaded.metadata.network, checkpoint.metadata.network);
+    let planes = random_planes(6, 4);
+    let config = &checkpoint.metadata.network;
+    let before = burn_forward(&checkpoint.network, config, &planes, &Device::flex());
+    let after = burn_forward(&loaded.network, config, &planes, &Device::flex());
+    assert_eq!(before, after);
+    // Saving again over it leaves no staging directory behind.
+    loaded.save(&path).expect("saved again");
+    let names: Vec<_> = std::fs::read_dir(directory.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, ["model"]);
+}
+
+fn load_error(path: &std::path::Path) -> String {
+    let error = Checkpoint::load(path, Heraldis::default().spec(), &Device::flex())
+        .expect_err("refused")
+        .to_string();
+    assert!(!error.contains('\n'), "{error}");
+    error
+}
+
+#[test]
+fn truncated_corrupt_and_foreign_checkpoints_are_refused() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let (_, path) = saved_checkpoint(directory.path());
+    let weights = path.join("weights.bpk");
+    let bytes = std::fs::read(&weights).expect("weights");
+
+    std::fs::write(&weights, &bytes[..bytes.len() / 2]).expect("truncate");
+    assert!(load_error(&path).contains("truncated"));
+
+    let mut flipped = bytes.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x40;
+    std::fs::write(&weights, &flipped).expect("corrupt");
+    assert!(load_error(&path).contains("corrupt (CRC-32 mismatch)"));
+    std::fs::write(&weights, &bytes).expect("restore");
+
+    let json_path = path.join("checkpoint.json");
+    let json = std::fs::read_to_string(&json_path).expect("metadata");
+    std::fs::write(&json_path, json.replace("\"heraldis\"", "\"havannah\"")).expect("edit");
+    assert!(load_error(&path).contains("it is a havannah model, not a heraldis one"));
+    std::fs::write(
+        &json_path,
+        json.replace("\"encoding_version\": 1", "\"encoding_version\": 7"),
+    )
+    .expect("edit");
+    assert!(load_error(&path).contains("encoding version 7"));
+    std::fs::write(
+        &json_path,
+        json.replace("\"actions\": 26", "\"actions\": 30"),
+    )
+    .expect("edit");
+    assert!(load_error(&path).contains("does not fit the game's"));
+    std::fs::write(&json_path, "{ not json").expect("edit");
+    assert!(load_error(&path).contains("bad checkpoint.json"));
+    assert!(load_error(&directory.path().join("missing")).contains("not a checkpoint directory"));
+}
