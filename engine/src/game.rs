@@ -277,3 +277,29 @@ impl fmt::Display for ParseError {
         write!(f, "invalid {} '{}': {}", self.what, self.input, self.reason)
     }
 }
+
+/// `count` positions, each reached by up to `max_plies` random moves from the
+/// start (stopping early at a finished game), seeded by `seed`.
+pub fn random_states<G: Game>(
+    game: &G,
+    count: usize,
+    max_plies: usize,
+    seed: u64,
+) -> Vec<G::State> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut actions = Vec::new();
+    (0..count)
+        .map(|_| {
+            let mut state = game.initial_state();
+            for _ in 0..rng.random_range(0..=max_plies) {
+                game.legal_actions(&state, &mut actions);
+                if actions.is_empty() {
+                    break;
+                }
+                game.apply_unchecked(&mut state, actions[rng.random_range(0..actions.len())]);
+            }
+            state
+        })
+        .collect()
+}

@@ -4,6 +4,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use std::fmt;
 use std::str::FromStr;
 
+use crate::inference::tensor_values;
 use crate::network::{Network, NetworkConfig};
 
 /// burn's CPU (and GPU) backends.
@@ -83,13 +84,8 @@ pub fn burn_forward(
         device,
     );
     let output = network.forward(input);
-    let read = |tensor: Tensor<2>| {
-        tensor
-            .into_data()
-            .convert::<f32>()
-            .as_slice::<f32>()
-            .expect("float tensor")
-            .to_vec()
-    };
-    (read(output.policy_logits), read(output.wdl_logits))
+    (
+        tensor_values(&output.policy_logits),
+        tensor_values(&output.wdl_logits),
+    )
 }

@@ -91,7 +91,8 @@ impl FoldedWeights {
     }
 }
 
-fn values<const D: usize>(tensor: &Tensor<D>) -> Vec<f32> {
+/// The values of a float tensor, in row-major order.
+pub fn tensor_values<const D: usize>(tensor: &Tensor<D>) -> Vec<f32> {
     tensor
         .to_data()
         .convert::<f32>()
@@ -101,7 +102,7 @@ fn values<const D: usize>(tensor: &Tensor<D>) -> Vec<f32> {
 }
 
 fn param_values<const D: usize>(param: &Param<Tensor<D>>) -> Vec<f32> {
-    values(&param.val())
+    tensor_values(&param.val())
 }
 
 impl ConvWeights {
@@ -110,7 +111,7 @@ impl ConvWeights {
         let [output, input, kernel, _] = layer.conv.weight.dims();
         let mut weights = param_values(&layer.conv.weight);
         let scale = batch_norm_scale(&layer.norm);
-        let mean = values(&layer.norm.running_mean.value());
+        let mean = tensor_values(&layer.norm.running_mean.value());
         let beta = param_values(&layer.norm.beta);
         let per_output = input * kernel * kernel;
         for (o, row) in weights.chunks_exact_mut(per_output).enumerate() {
@@ -131,7 +132,7 @@ impl ConvWeights {
 
 fn batch_norm_scale(norm: &BatchNorm) -> Vec<f32> {
     let gamma = param_values(&norm.gamma);
-    let variance = values(&norm.running_var.value());
+    let variance = tensor_values(&norm.running_var.value());
     gamma
         .iter()
         .zip(&variance)

@@ -10,8 +10,6 @@ use grandmaitre_model::{
     Backend, Checkpoint, CheckpointMetadata, InferenceNetwork, Network, NetworkConfig, Provenance,
     burn_forward,
 };
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 fn small_config() -> NetworkConfig {
     NetworkConfig::for_game(Heraldis::default().spec())
@@ -47,22 +45,11 @@ fn randomise_norms(network: &mut Network, device: &Device) {
 /// Encoded planes of `count` positions from random games.
 fn random_planes(count: usize, seed: u64) -> Vec<f32> {
     let game = Heraldis::default();
-    let mut rng = StdRng::seed_from_u64(seed);
     let len = game.spec().observation_len();
     let mut planes = vec![0.0; count * len];
-    let mut actions = Vec::new();
-    for slot in planes.chunks_exact_mut(len) {
-        let mut state = game.initial_state();
-        for _ in 0..rng.random_range(0..30) {
-            game.legal_actions(&state, &mut actions);
-            if actions.is_empty() {
-                break;
-            }
-            state = game
-                .play(&state, actions[rng.random_range(0..actions.len())])
-                .expect("legal");
-        }
-        game.encode(&state, slot);
+    let states = grandmaitre_engine::game::random_states(&game, count, 30, seed);
+    for (state, slot) in states.iter().zip(planes.chunks_exact_mut(len)) {
+        game.encode(state, slot);
     }
     planes
 }

@@ -150,19 +150,10 @@ fn reload(network: &Network, config: &NetworkConfig, device: &Device) -> Result<
 
 /// Planes of positions from random games.
 fn random_planes(game: &Heraldis, count: usize, per_position: usize) -> Vec<f32> {
-    let mut rng = StdRng::seed_from_u64(1);
     let mut planes = vec![0.0; count * per_position];
-    let mut actions = Vec::new();
-    for slot in planes.chunks_exact_mut(per_position) {
-        let mut state = game.initial_state();
-        for _ in 0..rng.random_range(0..20) {
-            game.legal_actions(&state, &mut actions);
-            if actions.is_empty() {
-                break;
-            }
-            game.apply_unchecked(&mut state, actions[rng.random_range(0..actions.len())]);
-        }
-        game.encode(&state, slot);
+    let states = grandmaitre_engine::game::random_states(game, count, 20, 1);
+    for (state, slot) in states.iter().zip(planes.chunks_exact_mut(per_position)) {
+        game.encode(state, slot);
     }
     planes
 }
