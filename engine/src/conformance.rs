@@ -30,7 +30,8 @@ pub struct ConformanceReport {
 /// - `play` refuses an illegal action;
 /// - no game is longer than `max_game_length`;
 /// - outcomes are zero-sum between the two players;
-/// - clones are equal, and position and move texts round-trip;
+/// - clones are equal, and game parameter, position and move texts
+///   round-trip;
 /// - the encoding has the declared size and is finite;
 /// - each symmetry maps the legal actions onto the transformed position's
 ///   legal actions, and composed with its inverse is the identity.
@@ -40,6 +41,10 @@ pub fn check_random_games<G: Game>(game: &G, games: usize, seed: u64) -> Conform
     let mut report = ConformanceReport::default();
     let mut actions = Vec::new();
     let mut planes = vec![0.0f32; spec.observation_len()];
+    let parameters = game.parameters();
+    let rebuilt = G::with_parameters(&parameters)
+        .unwrap_or_else(|e| panic!("own parameters '{parameters}' do not parse: {e}"));
+    assert_eq!(rebuilt.parameters(), parameters, "parameters round trip");
     let symmetric_games: Vec<G> = (0..spec.symmetry_count)
         .map(|s| game.transformed(Symmetry(s as u8)))
         .collect();

@@ -217,6 +217,17 @@ pub trait Game: Clone + Debug + Send + Sync {
     /// Writes `action`, a legal move of `state`, in the game's notation.
     fn format_action(&self, state: &Self::State, action: Action) -> String;
 
+    /// The game's parameters as text (for Heraldis the layout and the ply
+    /// limit), so that records of games on varied boards can name their
+    /// rules.
+    fn parameters(&self) -> String;
+
+    /// The game with the parameters `text` (as [`Game::parameters`] writes
+    /// them).
+    fn with_parameters(text: &str) -> Result<Self, ParseError>
+    where
+        Self: Sized;
+
     /// The position drawn as text for people: the board, whose turn it is,
     /// the game's particulars and the legal moves.
     fn render(&self, state: &Self::State) -> String;

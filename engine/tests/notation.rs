@@ -111,3 +111,32 @@ fn bad_moves_say_what_is_wrong() {
         assert!(error.starts_with("invalid move '"), "{error}");
     }
 }
+
+#[test]
+fn game_parameters_round_trip_and_bad_ones_say_why() {
+    let game = Heraldis::default();
+    let text = game.parameters();
+    assert_eq!(
+        text,
+        "A S OS CS AC / LS LA O C OA / L LC OC LC L / OA C O LA LS / AC CS OS S A | 150"
+    );
+    assert_eq!(
+        Heraldis::with_parameters(&text).map(|g| g.parameters()),
+        Ok(text)
+    );
+    for (bad, expected) in [
+        ("A S OS", "expected '<layout> | <ply limit>'"),
+        ("A S | 150", "invalid layout"),
+        (
+            "A S OS CS AC / LS LA O C OA / L LC OC LC L / OA C O LA LS / AC CS OS S A | x",
+            "the ply limit must be a whole number",
+        ),
+        (
+            "A S OS CS AC / LS LA O C OA / L LC OC LC L / OA C O LA LS / AC CS OS S A | 0",
+            "the ply limit must be positive",
+        ),
+    ] {
+        let error = Heraldis::with_parameters(bad).expect_err(bad).to_string();
+        assert!(error.contains(expected), "{bad}: {error}");
+    }
+}

@@ -403,6 +403,32 @@ impl Game for Heraldis {
         }
     }
 
+    /// `<layout> | <ply limit>`.
+    fn parameters(&self) -> String {
+        format!("{} | {}", self.layout, self.ply_limit)
+    }
+
+    fn with_parameters(text: &str) -> Result<Heraldis, ParseError> {
+        let (layout, limit) = text.rsplit_once('|').ok_or_else(|| {
+            ParseError::new("game parameters", text, "expected '<layout> | <ply limit>'")
+        })?;
+        let limit: u16 = limit.trim().parse().map_err(|_| {
+            ParseError::new(
+                "game parameters",
+                text,
+                "the ply limit must be a whole number",
+            )
+        })?;
+        if limit == 0 {
+            return Err(ParseError::new(
+                "game parameters",
+                text,
+                "the ply limit must be positive",
+            ));
+        }
+        Ok(Heraldis::with_ply_limit(layout.parse()?, limit))
+    }
+
     fn render(&self, state: &Position) -> String {
         board_text::render(self, state)
     }

@@ -1,0 +1,230 @@
+//! Many self-play games at once: every game searches its current move, one
+//! evaluator call serves the leaves of all of them, each game plays its move,
+//! and finished games make room for new ones.
+//!
+//! - Playout-cap randomisation (KataGo): a fraction of the moves get the full
+//!   search, with root noise, and only those become policy targets; the
+//!   others get a cheap search without noise.
+//! - Temperature: moves are sampled by visit count in the opening plies,
+//!   then the most visited move is played.
+//! - Decided games are shortened, not resigned: once the search proves the
+//!   result or is nearly certain of it, the remaining moves get cheap
+//!   searches and are no policy targets, but the game is played to its end so
+//!   that every value target is a real result.
+//! - With the Gumbel root, the move is the Gumbel root's choice and the
+//!   policy target its improved policy.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use grandmaitre_engine::search::{
+    Evaluator, GumbelConfig, MoveChoice, RootSelection, Search, SearchConfig, run_searches,
+};
+use grandmaitre_engine::{Game, Outcome};
+
+use crate::record::{GameRecord, PositionRecord};
+
+/// How self-play games are played.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfPlayConfig {
+    /// Games played at once (their leaves share each evaluator call).
+    pub games_in_flight: usize,
+    /// Simulations of a full search.
+    pub full_simulations: u32,
+    /// Simulations of a cheap search.
+    pub cheap_simulations: u32,
+    /// Fraction of moves that get a full search (and become policy targets).
+    pub full_search_fraction: f64,
+    /// Plies at the start of a game whose move is sampled by visit count.
+    pub temperature_plies: u32,
+    /// The sampling temperature over those plies.
+    pub temperature: f32,
+    /// Root Dirichlet noise weight on full searches.
+    pub dirichlet_weight: f32,
+    /// A game is decided once the side to move's win or loss probability
+    /// passes this (or the result is proven).
+    pub decided_threshold: f32,
+    /// Use the Gumbel root instead of PUCT with noise.
+    pub gumbel: bool,
+    /// Leaves each search gathers per evaluator call.
+    pub leaves_per_batch: u32,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> SelfPlayConfig {
+        SelfPlayConfig {
+            games_in_flight: 64,
+            full_simulations: 160,
+            cheap_simulations: 32,
+            full_search_fraction: 0.25,
+            temperature_plies: 6,
+            temperature: 1.0,
+            dirichlet_weight: 0.25,
+            decided_threshold: 0.97,
+            gumbel: false,
+            leaves_per_batch: 8,
+        }
+    }
+}
+
+impl SelfPlayConfig {
+    fn search_config(&self, full: bool) -> SearchConfig {
+        SearchConfig {
+            simulations: if full {
+                self.full_simulations
+            } else {
+                self.cheap_simulations
+            },
+            dirichlet_weight: if full && !self.gumbel {
+                self.dirichlet_weight
+            } else {
+                0.0
+            },
+            leaves_per_batch: self.leaves_per_batch,
+            // A noisy root must not inherit the visits of the last search.
+            reuse_tree: false,
+            root: if self.gumbel {
+                RootSelection::Gumbel(GumbelConfig::default())
+            } else {
+                RootSelection::Puct
+            },
+            ..SearchConfig::default()
+        }
+    }
+}
+
+/// A position searched in a game in progress.
+struct Searched<S> {
+    state: S,
+    policy: Vec<(u16, f32)>,
+    wdl: [f32; 3],
+}
+
+/// A game in progress.
+struct Slot<G: Game> {
+    positions: Vec<Searched<G::State>>,
+    full: bool,
+    decided: bool,
+}
+
+/// Plays `games` games, `config.games_in_flight` at a time, with the rules
+/// `make_game(index)` gives for game `index`; calls `on_game` with each
+/// finished game (in the order they finish).
+pub fn play_games<G, E>(
+    config: &SelfPlayConfig,
+    games: usize,
+    make_game: impl Fn(u64) -> G,
+    evaluator: &E,
+    seed: u64,
+    mut on_game: impl FnMut(GameRecord),
+) where
+    G: Game,
+    E: Evaluator<G> + ?Sized,
+{
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut started = 0usize;
+    let mut searches: Vec<Search<G>> = Vec::new();
+    let mut slots: Vec<Slot<G>> = Vec::new();
+    let start_game = |index: usize, rng: &mut SmallRng| {
+        let game_seed = seed.wrapping_mul(0x9E37_79B9).wrapping_add(index as u64);
+        let game = make_game(game_seed);
+        let state = game.initial_state();
+        let search = Search::new(game, state, config.search_config(true), rng.random());
+        let slot = Slot {
+            positions: Vec::new(),
+            full: true,
+            decided: false,
+        };
+        (search, slot)
+    };
+    while started < games.min(config.games_in_flight) {
+        let (search, slot) = start_game(started, &mut rng);
+        searches.push(search);
+        slots.push(slot);
+        started += 1;
+    }
+    while !searches.is_empty() {
+        for (search, slot) in searches.iter_mut().zip(slots.iter_mut()) {
+            slot.full = !slot.decided && rng.random_bool(config.full_search_fraction);
+            search.set_config(config.search_config(slot.full));
+        }
+        run_searches(&mut searches, evaluator);
+        let mut index = 0;
+        while index < searches.len() {
+            let search = &mut searches[index];
+            let slot = &mut slots[index];
+            let result = search.result();
+            let ply = search.game().ply(search.state()) as u32;
+            let choice = MoveChoice::Visits {
+                temperature: if ply < config.temperature_plies {
+                    config.temperature
+                } else {
+                    0.0
+                },
+            };
+            let action = search.choose_move(choice);
+            let policy = if slot.full {
+                result
+                    .children
+                    .iter()
+                    .map(|c| (c.action.0, result.policy_target[c.action.index()]))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            slot.positions.push(Searched {
+                state: search.state().clone(),
+                policy,
+                wdl: result.wdl,
+            });
+            let certain = result.wdl[0].max(result.wdl[2]) >= config.decided_threshold;
+            slot.decided |= result.proof.is_some() || certain;
+            search.advance(action);
+            if search.game().outcome(search.state()).is_some() {
+                let finished = finish(search, slot);
+                on_game(finished);
+                if started < games {
+                    let (search, slot) = start_game(started, &mut rng);
+                    searches[index] = search;
+                    slots[index] = slot;
+                    started += 1;
+                } else {
+                    searches.swap_remove(index);
+                    slots.swap_remove(index);
+                    continue;
+                }
+            }
+            index += 1;
+        }
+    }
+}
+
+/// The record of a finished game: every position gets the final result
+/// from its side to move's point of view.
+fn finish<G: Game>(search: &Search<G>, slot: &mut Slot<G>) -> GameRecord {
+    let game = search.game();
+    let end = search.state();
+    let positions = slot
+        .positions
+        .drain(..)
+        .map(|Searched { state, policy, wdl }| {
+            let side = game.current_player(&state);
+            let outcome = match game.outcome_for(end, side) {
+                Some(Outcome::Win) => 1,
+                Some(Outcome::Loss) => -1,
+                _ => 0,
+            };
+            PositionRecord {
+                state: game.format_state(&state),
+                policy,
+                outcome,
+                search_wdl: wdl,
+            }
+        })
+        .collect();
+    GameRecord {
+        parameters: game.parameters(),
+        positions,
+        plies: game.ply(end) as u32,
+    }
+}

@@ -1,0 +1,10 @@
+//! Self-play for Grand Maître: many games at once feeding one batched
+//! evaluator ([`driver`]), their records ([`record`]) written to checksummed
+//! shards on disk ([`shard`]).
+
+pub mod driver;
+pub mod record;
+pub mod shard;
+
+pub use driver::{SelfPlayConfig, play_games};
+pub use record::{GameRecord, PositionRecord};

@@ -1,0 +1,40 @@
+//! What self-play keeps of a game: its rules, and for every position the
+//! search's findings and the game's result.
+
+use serde::{Deserialize, Serialize};
+
+/// One position of a self-play game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PositionRecord {
+    /// The position in the game's notation.
+    pub state: String,
+    /// Policy target over the legal actions, as (action, probability); empty
+    /// when the move got only a cheap search (not a policy target).
+    pub policy: Vec<(u16, f32)>,
+    /// The game's result for the side to move here: 1 win, 0 draw, −1 loss.
+    pub outcome: i8,
+    /// The search's win/draw/loss estimate for the side to move.
+    pub search_wdl: [f32; 3],
+}
+
+/// A finished self-play game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// The game's parameters (`Game::parameters`: for Heraldis the layout
+    /// and the ply limit).
+    pub parameters: String,
+    /// Every position where a move was searched, in order.
+    pub positions: Vec<PositionRecord>,
+    /// Plies the game lasted.
+    pub plies: u32,
+}
+
+impl GameRecord {
+    /// Positions that are policy targets.
+    pub fn policy_targets(&self) -> usize {
+        self.positions
+            .iter()
+            .filter(|p| !p.policy.is_empty())
+            .count()
+    }
+}

@@ -1,0 +1,169 @@
+//! Shards: files of self-play games, checksummed and written atomically.
+//!
+//! ```text
+//! magic "GMSHARD\0" | format u32 | games u32 | payload bytes u64 | CRC-32 u32 | payload
+//! ```
+//! (little-endian); the payload is the games encoded with bincode 2 (serde,
+//! standard configuration). This module is the only user of bincode, so that
+//! another format can replace it here alone.
+//!
+//! A shard is written to a temporary name in the same directory and renamed
+//! into place, so readers (other processes included) never see half of one;
+//! names carry the writer's process id and a counter, so several writers on
+//! one directory never collide.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use thiserror::Error;
+
+use crate::record::GameRecord;
+
+const MAGIC: &[u8; 8] = b"GMSHARD\0";
+const FORMAT: u32 = 1;
+const HEADER: usize = 8 + 4 + 4 + 8 + 4;
+/// Extension of finished shards.
+pub const EXTENSION: &str = "shard";
+
+/// Why a shard could not be written or read.
+#[derive(Debug, Error)]
+pub enum ShardError {
+    /// An I/O failure.
+    #[error("shard {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
+    /// The file is not a whole, valid shard.
+    #[error("shard {path}: {reason}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn invalid(path: &Path, reason: impl Into<String>) -> ShardError {
+    ShardError::Invalid {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+/// Encodes games as shard bytes.
+pub fn encode(games: &[GameRecord]) -> Vec<u8> {
+    let payload = bincode::serde::encode_to_vec(games, bincode::config::standard())
+        .expect("records always encode");
+    let mut bytes = Vec::with_capacity(HEADER + payload.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&FORMAT.to_le_bytes());
+    bytes.extend_from_slice(&(games.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    bytes.extend_from_slice(&payload);
+    bytes
+}
+
+/// Decodes shard bytes read from `path`.
+pub fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<GameRecord>, ShardError> {
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+        return Err(invalid(path, "not a shard (bad header)"));
+    }
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let format = word(8);
+    if format != FORMAT {
+        return Err(invalid(
+            path,
+            format!("format {format} is not the supported {FORMAT}"),
+        ));
+    }
+    let games = word(12) as usize;
+    let length = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes")) as usize;
+    let crc = word(24);
+    let payload = &bytes[HEADER..];
+    if payload.len() != length {
+        return Err(invalid(
+            path,
+            format!(
+                "payload of {} bytes, expected {length} (truncated?)",
+                payload.len()
+            ),
+        ));
+    }
+    if crc32fast::hash(payload) != crc {
+        return Err(invalid(path, "corrupt (CRC-32 mismatch)"));
+    }
+    let (records, _): (Vec<GameRecord>, usize) =
+        bincode::serde::decode_from_slice(payload, bincode::config::standard())
+            .map_err(|e| invalid(path, format!("undecodable games: {e}")))?;
+    if records.len() != games {
+        return Err(invalid(
+            path,
+            format!("{} games, header says {games}", records.len()),
+        ));
+    }
+    Ok(records)
+}
+
+/// Writes `games` as a new shard in `directory`; returns its path.
+pub fn write(directory: &Path, games: &[GameRecord]) -> Result<PathBuf, ShardError> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let io_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ShardError::Io { path, source }
+    };
+    fs::create_dir_all(directory).map_err(io_error(directory))?;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let name = format!(
+        "{nanos:024}-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    let staging = directory.join(format!("{name}.tmp"));
+    let path = directory.join(format!("{name}.{EXTENSION}"));
+    {
+        use std::io::Write;
+        let mut file = fs::File::create(&staging).map_err(io_error(&staging))?;
+        file.write_all(&encode(games)).map_err(io_error(&staging))?;
+        file.sync_all().map_err(io_error(&staging))?;
+    }
+    fs::rename(&staging, &path).map_err(io_error(&path))?;
+    Ok(path)
+}
+
+/// Reads the shard at `path`.
+pub fn read(path: &Path) -> Result<Vec<GameRecord>, ShardError> {
+    let bytes = fs::read(path).map_err(|source| ShardError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    decode(path, &bytes)
+}
+
+/// The finished shards in `directory`, oldest first (names start with the
+/// time of writing).
+pub fn list(directory: &Path) -> Result<Vec<PathBuf>, ShardError> {
+    let entries = match fs::read_dir(directory) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(ShardError::Io {
+                path: directory.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let mut shards: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
+        .collect();
+    shards.sort();
+    Ok(shards)
+}

@@ -1,0 +1,134 @@
+//! Self-play records and shards.
+
+use grandmaitre_engine::Game;
+use grandmaitre_engine::heraldis::{Heraldis, Layout};
+use grandmaitre_engine::search::UniformEvaluator;
+use grandmaitre_selfplay::{GameRecord, SelfPlayConfig, play_games, shard};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+fn tiny() -> SelfPlayConfig {
+    SelfPlayConfig {
+        games_in_flight: 4,
+        full_simulations: 24,
+        cheap_simulations: 6,
+        ..SelfPlayConfig::default()
+    }
+}
+
+fn games(count: usize, config: &SelfPlayConfig) -> Vec<GameRecord> {
+    let mut records = Vec::new();
+    play_games(
+        config,
+        count,
+        |seed| Heraldis::new(Layout::random(&mut StdRng::seed_from_u64(seed))),
+        &UniformEvaluator,
+        5,
+        |game| records.push(game),
+    );
+    records
+}
+
+#[test]
+fn every_game_is_recorded_with_real_results_and_proper_targets() {
+    let records = games(10, &tiny());
+    assert_eq!(records.len(), 10);
+    let mut targets = 0;
+    for record in &records {
+        let game = Heraldis::with_parameters(&record.parameters).expect("parameters");
+        assert_eq!(record.positions.len() as u32, record.plies);
+        let last = record.positions.last().expect("a move");
+        let end_state = game.parse_state(&last.state).expect("state");
+        for (index, position) in record.positions.iter().enumerate() {
+            let state = game.parse_state(&position.state).expect("state");
+            assert_eq!(game.ply(&state), index);
+            // Results alternate in sign between the two sides.
+            if let Some(next) = record.positions.get(index + 1) {
+                assert_eq!(position.outcome, -next.outcome);
+            }
+            if !position.policy.is_empty() {
+                targets += 1;
+                let total: f32 = position.policy.iter().map(|(_, p)| p).sum();
+                assert!((total - 1.0).abs() < 1e-4);
+                let mut legal = Vec::new();
+                game.legal_actions(&state, &mut legal);
+                assert_eq!(position.policy.len(), legal.len());
+            }
+            let wdl: f32 = position.search_wdl.iter().sum();
+            assert!((wdl - 1.0).abs() < 1e-3);
+        }
+        // The last mover won, or the game was drawn.
+        assert!(last.outcome >= 0, "{end_state:?}");
+        assert_eq!(
+            record.policy_targets(),
+            record
+                .positions
+                .iter()
+                .filter(|p| !p.policy.is_empty())
+                .count()
+        );
+    }
+    assert!(targets > 0);
+    // Varied layouts were played.
+    let first = &records[0].parameters;
+    assert!(records.iter().any(|r| &r.parameters != first));
+}
+
+#[test]
+fn the_gumbel_root_plays_too() {
+    let config = SelfPlayConfig {
+        gumbel: true,
+        ..tiny()
+    };
+    assert_eq!(games(3, &config).len(), 3);
+}
+
+#[test]
+fn shards_round_trip_and_refuse_damage() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let records = games(3, &tiny());
+    let path = shard::write(directory.path(), &records).expect("written");
+    assert_eq!(shard::read(&path).expect("read"), records);
+    assert_eq!(
+        shard::list(directory.path()).expect("list"),
+        std::slice::from_ref(&path)
+    );
+
+    let bytes = std::fs::read(&path).expect("bytes");
+    std::fs::write(&path, &bytes[..bytes.len() - 3]).expect("truncate");
+    let error = shard::read(&path).expect_err("truncated").to_string();
+    assert!(error.contains("truncated"), "{error}");
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    std::fs::write(&path, &flipped).expect("corrupt");
+    let error = shard::read(&path).expect_err("corrupt").to_string();
+    assert!(error.contains("CRC-32"), "{error}");
+    std::fs::write(&path, b"hello").expect("garbage");
+    assert!(
+        shard::read(&path)
+            .expect_err("garbage")
+            .to_string()
+            .contains("not a shard")
+    );
+}
+
+#[test]
+fn several_writers_on_one_directory_lose_nothing() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let records = games(2, &tiny());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                for _ in 0..5 {
+                    shard::write(directory.path(), &records).expect("written");
+                }
+            });
+        }
+    });
+    let shards = shard::list(directory.path()).expect("list");
+    assert_eq!(shards.len(), 20);
+    for path in shards {
+        assert_eq!(shard::read(&path).expect("whole shard"), records);
+    }
+}
