@@ -18,6 +18,9 @@ pub enum Command {
     Perft(PerftArgs),
     /// Draw a position: symbols, pieces, reserves, truce and legal moves.
     Show(PositionArgs),
+    /// Train a model by self-play: self-play → training → checkpoint, in
+    /// generations, resumable.
+    Train(TrainArgs),
     /// Play a match between two players and rate them.
     Arena(ArenaArgs),
     /// Speak the engine protocol (GTP v2 framing) on stdin and stdout.
@@ -45,6 +48,26 @@ pub struct PositionArgs {
     /// Moves played from the position, separated by spaces.
     #[arg(long)]
     pub moves: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// The game.
+    #[arg(long, default_value = "heraldis")]
+    pub game: String,
+    /// The run directory (created, or resumed where it stopped).
+    #[arg(long)]
+    pub run: std::path::PathBuf,
+    /// Settings (TOML) for a new run; an existing run keeps its own.
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    /// Stop after this long (e.g. 90s, 45m, 2h); the current generation
+    /// finishes first.
+    #[arg(long, conflicts_with = "generations")]
+    pub time: Option<String>,
+    /// Stop after this many generations.
+    #[arg(long)]
+    pub generations: Option<u32>,
 }
 
 #[derive(Debug, Args)]

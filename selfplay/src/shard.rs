@@ -147,6 +147,22 @@ pub fn read(path: &Path) -> Result<Vec<GameRecord>, ShardError> {
     decode(path, &bytes)
 }
 
+/// The number of games in the shard at `path`, from its header alone.
+pub fn game_count(path: &Path) -> Result<usize, ShardError> {
+    use std::io::Read;
+    let mut header = [0u8; 16];
+    fs::File::open(path)
+        .and_then(|mut file| file.read_exact(&mut header))
+        .map_err(|source| ShardError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if &header[..8] != MAGIC {
+        return Err(invalid(path, "not a shard (bad header)"));
+    }
+    Ok(u32::from_le_bytes(header[12..16].try_into().expect("4 bytes")) as usize)
+}
+
 /// The finished shards in `directory`, oldest first (names start with the
 /// time of writing).
 pub fn list(directory: &Path) -> Result<Vec<PathBuf>, ShardError> {

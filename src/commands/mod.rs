@@ -8,6 +8,7 @@ mod export;
 mod gtp;
 mod perft;
 mod show;
+mod train;
 
 use anyhow::{Context, Result, bail};
 use grandmaitre_engine::agent::Agent;
@@ -31,6 +32,7 @@ pub fn run(cli: Cli) -> Result<()> {
         ),
         Command::Show(args) => with_position(&args, show::Show),
         Command::Arena(args) => arena::run(args),
+        Command::Train(args) => train::run(args),
         Command::Export(args) => export::run(args),
         Command::Gtp(args) => with_position(
             &args.position,

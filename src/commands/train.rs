@@ -1,0 +1,89 @@
+//! `grandmaitre train`: the self-play → training → checkpoint loop of a run
+//! directory, with progress bars.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use grandmaitre_engine::Game;
+use grandmaitre_engine::heraldis::Heraldis;
+use grandmaitre_train::config::Layouts;
+use grandmaitre_train::{Progress, Run, StopAfter, TrainingConfig};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::CliGame;
+use crate::cli::TrainArgs;
+
+/// Validates the arguments and trains.
+pub fn run(args: TrainArgs) -> Result<()> {
+    if args.game != "heraldis" {
+        bail!("unknown game '{}': expected heraldis", args.game);
+    }
+    let stop = match (&args.time, args.generations) {
+        (Some(time), _) => StopAfter::Seconds(
+            humantime::parse_duration(time)
+                .with_context(|| {
+                    format!("invalid --time '{time}': expected a duration such as 90s, 45m or 2h")
+                })?
+                .as_secs_f64(),
+        ),
+        (None, Some(generations)) => StopAfter::Generations(generations),
+        (None, None) => StopAfter::Generations(1),
+    };
+    let config = args
+        .config
+        .as_ref()
+        .map(|path| -> Result<TrainingConfig> {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            TrainingConfig::from_toml(&text)
+                .map_err(|reason| anyhow::anyhow!("invalid config {}: {reason}", path.display()))
+        })
+        .transpose()?;
+    let run = Run::open(&args.run, config)?;
+    let base = Heraldis::default();
+    let layouts = run.config.selfplay.layouts;
+    let make_game = |seed: u64| match layouts {
+        Layouts::Default => base.clone(),
+        Layouts::Random => base.random_board(seed).unwrap_or_else(|| base.clone()),
+        Layouts::Mixed if seed % 2 == 0 => base.clone(),
+        Layouts::Mixed => base.random_board(seed).unwrap_or_else(|| base.clone()),
+    };
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("gen {prefix} {msg:<12} {bar:30} {pos}/{len} [{elapsed_precise} < {eta_precise}] {per_sec}")
+            .expect("valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(500));
+    run.train(make_game, base.spec(), stop, |event| match event {
+        Progress::Generation { generation } => {
+            bar.set_prefix(generation.to_string());
+        }
+        Progress::Games { done, total } => {
+            bar.set_message("self-play");
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+        Progress::Steps { done, total } => {
+            if done == 1 {
+                bar.reset();
+            }
+            bar.set_message("training");
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+        Progress::Finished(line) => {
+            bar.suspend(|| println!(
+                "generation {}: {} games on disk, window {} positions, {} steps, policy loss {:.3}, value loss {:.3}, self-play {:.0} positions/s",
+                line.generation,
+                line.games,
+                line.positions,
+                line.steps,
+                line.policy_loss,
+                line.value_loss,
+                line.positions_per_second
+            ));
+        }
+    })?;
+    bar.finish_and_clear();
+    Ok(())
+}

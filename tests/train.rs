@@ -1,0 +1,163 @@
+//! End-to-end tests of `grandmaitre train`: a seconds-long smoke run, and a
+//! run killed (SIGKILL) in the middle of a generation that resumes intact.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use assert_cmd::cargo::CommandCargoExt;
+
+const TINY: &str = "[network]\nchannels = 8\nblocks = 1\n\
+[selfplay]\ngames_per_generation = 8\ngames_per_shard = 2\ngames_in_flight = 2\n\
+full_simulations = 48\ncheap_simulations = 16\n\
+[optimizer]\nbatch_size = 16\nsteps_per_generation = 4\n";
+
+fn write_config(directory: &Path) -> std::path::PathBuf {
+    let path = directory.join("tiny.toml");
+    std::fs::write(&path, TINY).expect("config");
+    path
+}
+
+fn shards(run: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(run.join("shards"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "shard"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_smoke_run_trains_two_generations() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let config = write_config(directory.path());
+    let run = directory.path().join("run");
+    let output = Command::cargo_bin("grandmaitre")
+        .expect("binary")
+        .args(["train", "--run"])
+        .arg(&run)
+        .arg("--config")
+        .arg(&config)
+        .args(["--generations", "2"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(text.contains("generation 1: 8 games on disk"), "{text}");
+    assert!(text.contains("generation 2: 16 games on disk"), "{text}");
+    assert!(run.join("checkpoints/gen-0002/checkpoint.json").exists());
+}
+
+#[test]
+fn a_killed_run_resumes_without_losing_or_corrupting_anything() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let config = write_config(directory.path());
+    let run = directory.path().join("run");
+    let mut child = std::process::Command::cargo_bin("grandmaitre")
+        .expect("binary")
+        .args(["train", "--run"])
+        .arg(&run)
+        .arg("--config")
+        .arg(&config)
+        .args(["--generations", "50"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starts");
+    // Kill it once it is inside a generation: some shards written, more to come.
+    let start = Instant::now();
+    while shards(&run).len() < 5 && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    let before = shards(&run);
+    assert!(before.len() >= 5, "the run wrote shards before the kill");
+
+    let output = Command::cargo_bin("grandmaitre")
+        .expect("binary")
+        .args(["train", "--run"])
+        .arg(&run)
+        .args(["--generations", "1"])
+        .output()
+        .expect("resumes");
+    assert!(output.status.success(), "{output:?}");
+    // Every shard from before the kill is still there, and every shard reads.
+    let after = shards(&run);
+    for path in &before {
+        assert!(after.contains(path), "{path:?} lost");
+    }
+    for path in &after {
+        grandmaitre_selfplay::shard::read(path).expect("whole shard");
+    }
+    // The checkpoints are whole and numbered without gaps; nothing half-written
+    // is left beside them.
+    let mut names: Vec<String> = std::fs::read_dir(run.join("checkpoints"))
+        .expect("checkpoints")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    for (index, name) in names.iter().enumerate() {
+        assert_eq!(name, &format!("gen-{:04}", index + 1));
+        assert!(
+            run.join("checkpoints")
+                .join(name)
+                .join("weights.bpk")
+                .exists()
+        );
+    }
+    let log = std::fs::read_to_string(run.join("log.csv")).expect("log");
+    assert_eq!(log.lines().count(), names.len() + 1, "{log}");
+}
+
+#[test]
+fn bad_training_arguments_get_one_line_errors() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let bad = directory.path().join("bad.toml");
+    std::fs::write(&bad, "[network]\nchannels = -3\n").expect("config");
+    let run = directory.path().join("run");
+    for args in [
+        vec![
+            "train",
+            "--run",
+            run.to_str().expect("path"),
+            "--time",
+            "soon",
+        ],
+        vec![
+            "train",
+            "--run",
+            run.to_str().expect("path"),
+            "--config",
+            bad.to_str().expect("path"),
+        ],
+        vec![
+            "train",
+            "--run",
+            run.to_str().expect("path"),
+            "--config",
+            "/nonexistent.toml",
+        ],
+        vec![
+            "train",
+            "--game",
+            "chess",
+            "--run",
+            run.to_str().expect("path"),
+        ],
+    ] {
+        let output = Command::cargo_bin("grandmaitre")
+            .expect("binary")
+            .args(&args)
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).expect("utf-8");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+}

@@ -1,0 +1,441 @@
+//! A training run: a directory, and the loop self-play → training →
+//! checkpoint that fills it, resumable after any interruption.
+//!
+//! ```text
+//! RUN/
+//!   config.toml          the run's settings (written once, read on resume)
+//!   shards/              self-play games (several writers may share it)
+//!   checkpoints/gen-N/   one checkpoint per generation
+//!   log.csv              one line per generation
+//! ```
+//!
+//! Everything is written atomically: a shard or checkpoint either exists
+//! whole or not at all. After a crash (SIGKILL included) the run resumes
+//! from its newest checkpoint; the shards written since are kept, so at most
+//! the games of one unfinished shard are lost.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::tensor::Device;
+use grandmaitre_engine::Game;
+use grandmaitre_model::checkpoint::{self, CheckpointMetadata, Provenance};
+use grandmaitre_model::{Checkpoint, InferenceNetwork, NetworkConfig, NetworkEvaluator};
+use grandmaitre_selfplay::{SelfPlayConfig, play_games, shard};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::TrainError;
+use crate::config::TrainingConfig;
+use crate::samples::{ReplayWindow, make_batch};
+use crate::trainer::Trainer;
+
+const CONFIG_FILE: &str = "config.toml";
+const LOG_FILE: &str = "log.csv";
+const LOG_HEADER: &str = "generation,games,positions,steps,policy_loss,value_loss,selfplay_seconds,training_seconds,positions_per_second";
+
+/// What the loop reports as it goes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Progress {
+    /// A generation starts.
+    Generation {
+        /// Its number.
+        generation: u32,
+    },
+    /// Self-play games finished in this generation, out of how many.
+    Games {
+        /// Done.
+        done: usize,
+        /// Planned.
+        total: usize,
+    },
+    /// Training steps done in this generation.
+    Steps {
+        /// Done.
+        done: usize,
+        /// Planned.
+        total: usize,
+    },
+    /// A generation ended with this log line.
+    Finished(LogLine),
+}
+
+/// One line of `log.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogLine {
+    /// The generation.
+    pub generation: u32,
+    /// Self-play games on disk.
+    pub games: usize,
+    /// Positions in the replay window.
+    pub positions: usize,
+    /// Optimiser steps so far.
+    pub steps: u64,
+    /// Mean policy loss of the generation's steps.
+    pub policy_loss: f32,
+    /// Mean value loss of the generation's steps.
+    pub value_loss: f32,
+    /// Seconds of self-play.
+    pub selfplay_seconds: f64,
+    /// Seconds of training.
+    pub training_seconds: f64,
+    /// Self-play positions per second.
+    pub positions_per_second: f64,
+}
+
+impl LogLine {
+    fn csv(&self) -> String {
+        format!(
+            "{},{},{},{},{:.5},{:.5},{:.1},{:.1},{:.0}",
+            self.generation,
+            self.games,
+            self.positions,
+            self.steps,
+            self.policy_loss,
+            self.value_loss,
+            self.selfplay_seconds,
+            self.training_seconds,
+            self.positions_per_second
+        )
+    }
+}
+
+/// When the loop stops.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StopAfter {
+    /// After this many more generations.
+    Generations(u32),
+    /// Once this much wall time has passed (the current generation ends
+    /// first).
+    Seconds(f64),
+}
+
+/// A run directory.
+#[derive(Debug)]
+pub struct Run {
+    directory: PathBuf,
+    /// The run's settings.
+    pub config: TrainingConfig,
+}
+
+impl Run {
+    /// Opens the run in `directory`, creating it with `config` (or the
+    /// defaults) if it is new. An existing run keeps its own settings; a
+    /// different `config` for it is an error.
+    pub fn open(directory: &Path, config: Option<TrainingConfig>) -> Result<Run, TrainError> {
+        let file = directory.join(CONFIG_FILE);
+        let stored =
+            match fs::read_to_string(&file) {
+                Ok(text) => Some(TrainingConfig::from_toml(&text).map_err(|reason| {
+                    TrainError::Invalid {
+                        path: file.clone(),
+                        reason,
+                    }
+                })?),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(source) => return Err(TrainError::Io { path: file, source }),
+            };
+        let config = match (stored, config) {
+            (Some(stored), Some(given)) if stored != given => {
+                return Err(TrainError::Invalid {
+                    path: file,
+                    reason: "the run exists with other settings (resume it without --config, or use a new run)".to_string(),
+                });
+            }
+            (Some(stored), _) => stored,
+            (None, given) => {
+                let config = given.unwrap_or_default();
+                fs::create_dir_all(directory).map_err(|source| TrainError::Io {
+                    path: directory.to_path_buf(),
+                    source,
+                })?;
+                write_atomically(&file, config.to_toml().as_bytes())?;
+                config
+            }
+        };
+        let run = Run {
+            directory: directory.to_path_buf(),
+            config,
+        };
+        run.remove_stale_staging()?;
+        Ok(run)
+    }
+
+    /// Removes what an interrupted checkpoint write left beside the
+    /// checkpoints (one trainer per run writes them).
+    fn remove_stale_staging(&self) -> Result<(), TrainError> {
+        let directory = self.checkpoint_directory();
+        let Ok(entries) = fs::read_dir(&directory) else {
+            return Ok(());
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.ends_with(".tmp") || name.ends_with(".old") {
+                fs::remove_dir_all(entry.path()).map_err(|source| TrainError::Io {
+                    path: entry.path(),
+                    source,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the self-play shards are.
+    pub fn shard_directory(&self) -> PathBuf {
+        self.directory.join("shards")
+    }
+
+    fn checkpoint_directory(&self) -> PathBuf {
+        self.directory.join("checkpoints")
+    }
+
+    /// The newest complete checkpoint: its generation and path.
+    pub fn latest_checkpoint(&self) -> Result<Option<(u32, PathBuf)>, TrainError> {
+        let directory = self.checkpoint_directory();
+        let entries = match fs::read_dir(&directory) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(TrainError::Io {
+                    path: directory,
+                    source,
+                });
+            }
+        };
+        let mut best = None;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            let Some(number) = name
+                .strip_prefix("gen-")
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue; // staging directories and others
+            };
+            if checkpoint::read_metadata(&entry.path()).is_ok()
+                && best.as_ref().is_none_or(|(g, _)| number > *g)
+            {
+                best = Some((number, entry.path()));
+            }
+        }
+        Ok(best)
+    }
+
+    /// Runs generations until `stop`, with the rules `make_game(seed)` gives
+    /// each self-play game (`spec` is their common shape), reporting to
+    /// `progress`.
+    pub fn train<G: Game>(
+        &self,
+        make_game: impl Fn(u64) -> G + Sync,
+        spec: &grandmaitre_engine::GameSpec,
+        stop: StopAfter,
+        mut progress: impl FnMut(Progress),
+    ) -> Result<Vec<LogLine>, TrainError> {
+        let started = Instant::now();
+        let device = Device::flex();
+        let config = &self.config;
+        let network_config = NetworkConfig::for_game(spec)
+            .with_channels(config.network.channels)
+            .with_blocks(config.network.blocks);
+        let (mut generation, mut trainer, parent) = match self.latest_checkpoint()? {
+            Some((generation, path)) => {
+                let checkpoint = Checkpoint::load(&path, spec, &device)?;
+                if checkpoint.metadata.network != network_config {
+                    return Err(TrainError::Invalid {
+                        path,
+                        reason: "the checkpoint's shape differs from the run's settings"
+                            .to_string(),
+                    });
+                }
+                let steps = checkpoint.metadata.provenance.training_steps;
+                (
+                    generation,
+                    Trainer::new(
+                        checkpoint.network,
+                        network_config.clone(),
+                        &device,
+                        config.optimizer.weight_decay,
+                        steps,
+                    ),
+                    Some(path),
+                )
+            }
+            None => (
+                0,
+                Trainer::new(
+                    network_config.init(&device),
+                    network_config.clone(),
+                    &device,
+                    config.optimizer.weight_decay,
+                    0,
+                ),
+                None,
+            ),
+        };
+        let mut parent = parent.map(|p| p.display().to_string());
+        let mut lines = Vec::new();
+        let selfplay = SelfPlayConfig {
+            games_in_flight: config.selfplay.games_in_flight,
+            full_simulations: config.selfplay.full_simulations,
+            cheap_simulations: config.selfplay.cheap_simulations,
+            full_search_fraction: config.selfplay.full_search_fraction,
+            temperature_plies: config.selfplay.temperature_plies,
+            dirichlet_weight: config.selfplay.dirichlet_weight,
+            gumbel: config.selfplay.gumbel,
+            ..SelfPlayConfig::default()
+        };
+        loop {
+            let done = match stop {
+                StopAfter::Generations(count) => lines.len() as u32 >= count,
+                StopAfter::Seconds(seconds) => started.elapsed().as_secs_f64() >= seconds,
+            };
+            if done {
+                return Ok(lines);
+            }
+            generation += 1;
+            progress(Progress::Generation { generation });
+
+            // Self-play with the current network, a shard at a time.
+            let selfplay_start = Instant::now();
+            let evaluator =
+                NetworkEvaluator::new(InferenceNetwork::new(&trainer.network(), &network_config));
+            let total = config.selfplay.games_per_generation;
+            let mut played = 0;
+            let mut positions = 0;
+            while played < total {
+                let count = config.selfplay.games_per_shard.min(total - played);
+                let mut games = Vec::with_capacity(count);
+                let seed = u64::from(generation) << 32 | played as u64;
+                play_games(&selfplay, count, &make_game, &evaluator, seed, |game| {
+                    positions += game.positions.len();
+                    games.push(game);
+                    progress(Progress::Games {
+                        done: played + games.len(),
+                        total,
+                    });
+                });
+                shard::write(&self.shard_directory(), &games)?;
+                played += count;
+            }
+            let selfplay_seconds = selfplay_start.elapsed().as_secs_f64();
+
+            // Training on the replay window.
+            let training_start = Instant::now();
+            let window: ReplayWindow<G> =
+                ReplayWindow::load(&self.shard_directory(), config.optimizer.replay_positions)?;
+            let steps = config.optimizer.steps_per_generation;
+            let learning_rate = config.optimizer.learning_rate
+                * config
+                    .optimizer
+                    .learning_rate_decay
+                    .powi(generation as i32 - 1)
+                    .max(0.1);
+            let mut rng = SmallRng::seed_from_u64(u64::from(generation));
+            let (mut policy_sum, mut value_sum) = (0.0f64, 0.0f64);
+            let available = window.samples.len();
+            if available == 0 {
+                return Err(TrainError::EmptyWindow);
+            }
+            for step in 0..steps {
+                let indices: Vec<usize> = (0..config.optimizer.batch_size)
+                    .map(|_| rng.random_range(0..available))
+                    .collect();
+                let batch = make_batch(&window, &indices, &mut rng)?;
+                let losses = trainer.step(&batch, learning_rate);
+                policy_sum += f64::from(losses.policy);
+                value_sum += f64::from(losses.value);
+                progress(Progress::Steps {
+                    done: step + 1,
+                    total: steps,
+                });
+            }
+            let training_seconds = training_start.elapsed().as_secs_f64();
+
+            // Checkpoint, then the log line.
+            let games_on_disk = count_games(&self.shard_directory())?;
+            let path = self
+                .checkpoint_directory()
+                .join(format!("gen-{generation:04}"));
+            let checkpoint = Checkpoint {
+                metadata: CheckpointMetadata {
+                    format: checkpoint::FORMAT_VERSION,
+                    game: spec.name.to_string(),
+                    encoding_version: spec.encoding_version,
+                    network: network_config.clone(),
+                    provenance: Provenance {
+                        parent: parent.clone(),
+                        training_steps: trainer.steps,
+                        games: games_on_disk as u64,
+                        created: checkpoint::now(),
+                        notes: format!(
+                            "generation {generation} of run {}",
+                            self.directory.display()
+                        ),
+                    },
+                    weights_bytes: 0,
+                    weights_crc32: 0,
+                },
+                network: trainer.network(),
+            };
+            checkpoint.save(&path)?;
+            parent = Some(path.display().to_string());
+            let line = LogLine {
+                generation,
+                games: games_on_disk,
+                positions: window.samples.len(),
+                steps: trainer.steps,
+                policy_loss: (policy_sum / steps.max(1) as f64) as f32,
+                value_loss: (value_sum / steps.max(1) as f64) as f32,
+                selfplay_seconds,
+                training_seconds,
+                positions_per_second: positions as f64 / selfplay_seconds.max(1e-9),
+            };
+            self.append_log(&line)?;
+            progress(Progress::Finished(line.clone()));
+            lines.push(line);
+        }
+    }
+
+    fn append_log(&self, line: &LogLine) -> Result<(), TrainError> {
+        let path = self.directory.join(LOG_FILE);
+        let io_error = |source| TrainError::Io {
+            path: path.clone(),
+            source,
+        };
+        let new = !path.exists();
+        let mut file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io_error)?;
+        let mut text = String::new();
+        if new {
+            text.push_str(LOG_HEADER);
+            text.push('\n');
+        }
+        text.push_str(&line.csv());
+        text.push('\n');
+        file.write_all(text.as_bytes()).map_err(io_error)?;
+        file.sync_all().map_err(io_error)
+    }
+}
+
+/// Games in all the shards of `directory`.
+fn count_games(directory: &Path) -> Result<usize, TrainError> {
+    let mut games = 0;
+    for path in shard::list(directory)? {
+        games += shard::game_count(&path)?;
+    }
+    Ok(games)
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
+    let staging = path.with_extension("tmp");
+    let io_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| TrainError::Io { path, source }
+    };
+    fs::write(&staging, bytes).map_err(io_error(&staging))?;
+    fs::rename(&staging, path).map_err(io_error(path))
+}

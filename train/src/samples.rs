@@ -1,0 +1,145 @@
+//! Training samples from self-play records: the replay window over the
+//! newest shards, and batches with a random symmetry applied to each sample.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use grandmaitre_engine::{Action, Game, Symmetry};
+use grandmaitre_selfplay::{GameRecord, shard};
+use rand::Rng;
+
+use crate::TrainError;
+
+/// One position to learn from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// Index of the game's rules in [`ReplayWindow::games`].
+    pub game: usize,
+    /// The position's notation.
+    pub state: String,
+    /// Policy target (empty: the position trains the value only).
+    pub policy: Vec<(u16, f32)>,
+    /// Result for the side to move: 0 win, 1 draw, 2 loss.
+    pub outcome_class: usize,
+}
+
+/// The newest self-play positions, up to a size.
+#[derive(Debug)]
+pub struct ReplayWindow<G: Game> {
+    /// The rules of the games sampled, one per distinct parameter text.
+    pub games: Vec<G>,
+    /// The positions.
+    pub samples: Vec<Sample>,
+    /// Games the window holds.
+    pub game_count: usize,
+}
+
+impl<G: Game> ReplayWindow<G> {
+    /// Reads the newest shards of `directory` until `positions` positions
+    /// are held (whole shards; the oldest beyond that are left out).
+    pub fn load(directory: &Path, positions: usize) -> Result<ReplayWindow<G>, TrainError> {
+        let mut records: Vec<GameRecord> = Vec::new();
+        let mut held = 0;
+        for path in shard::list(directory)?.iter().rev() {
+            if held >= positions {
+                break;
+            }
+            let games = shard::read(path)?;
+            held += games.iter().map(|g| g.positions.len()).sum::<usize>();
+            records.extend(games);
+        }
+        ReplayWindow::from_records(&records)
+    }
+
+    /// A window over these games.
+    pub fn from_records(records: &[GameRecord]) -> Result<ReplayWindow<G>, TrainError> {
+        let mut games = Vec::new();
+        let mut index_of: HashMap<&str, usize> = HashMap::new();
+        let mut samples = Vec::new();
+        for record in records {
+            let game = match index_of.get(record.parameters.as_str()) {
+                Some(&index) => index,
+                None => {
+                    games.push(G::with_parameters(&record.parameters)?);
+                    index_of.insert(&record.parameters, games.len() - 1);
+                    games.len() - 1
+                }
+            };
+            for position in &record.positions {
+                samples.push(Sample {
+                    game,
+                    state: position.state.clone(),
+                    policy: position.policy.clone(),
+                    outcome_class: match position.outcome {
+                        1 => 0,
+                        0 => 1,
+                        _ => 2,
+                    },
+                });
+            }
+        }
+        Ok(ReplayWindow {
+            games,
+            samples,
+            game_count: records.len(),
+        })
+    }
+}
+
+/// A batch in flat buffers, ready for tensors.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Batch {
+    /// Positions.
+    pub size: usize,
+    /// Encoded planes, `size × planes × cells`.
+    pub planes: Vec<f32>,
+    /// Policy targets, `size × actions` (rows of zeros for value-only
+    /// samples).
+    pub policy: Vec<f32>,
+    /// 1 where the sample has a policy target, else 0.
+    pub policy_weight: Vec<f32>,
+    /// Result classes (0 win, 1 draw, 2 loss), one-hot, `size × 3`.
+    pub outcome: Vec<f32>,
+}
+
+/// Builds a batch of `indices` of the window, each sample seen through a
+/// random symmetry of the board.
+pub fn make_batch<G: Game>(
+    window: &ReplayWindow<G>,
+    indices: &[usize],
+    rng: &mut impl Rng,
+) -> Result<Batch, TrainError> {
+    let spec = window
+        .games
+        .first()
+        .map(|g| g.spec().clone())
+        .ok_or(TrainError::EmptyWindow)?;
+    let per_position = spec.observation_len();
+    let actions = spec.action_count;
+    let mut batch = Batch {
+        size: indices.len(),
+        planes: vec![0.0; indices.len() * per_position],
+        policy: vec![0.0; indices.len() * actions],
+        policy_weight: vec![0.0; indices.len()],
+        outcome: vec![0.0; indices.len() * 3],
+    };
+    for (row, &index) in indices.iter().enumerate() {
+        let sample = &window.samples[index];
+        let game = &window.games[sample.game];
+        let state = game.parse_state(&sample.state)?;
+        let symmetry = Symmetry(rng.random_range(0..spec.symmetry_count) as u8);
+        let seen = game.transformed(symmetry);
+        let state = game.transform_state(&state, symmetry);
+        seen.encode(
+            &state,
+            &mut batch.planes[row * per_position..(row + 1) * per_position],
+        );
+        for &(action, probability) in &sample.policy {
+            let mapped = game.transform_action(Action(action), symmetry);
+            batch.policy[row * actions + mapped.index()] = probability;
+        }
+        batch.policy_weight[row] = f32::from(u8::from(!sample.policy.is_empty()));
+        batch.outcome[row * 3 + sample.outcome_class] = 1.0;
+    }
+    Ok(batch)
+}

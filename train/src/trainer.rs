@@ -1,0 +1,141 @@
+//! One optimiser step on a batch: policy cross-entropy plus win/draw/loss
+//! cross-entropy, AdamW (decoupled weight decay), on burn's autodiff.
+
+use burn::module::Module;
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Tensor, TensorData};
+use grandmaitre_model::{Network, NetworkConfig};
+
+use crate::samples::Batch;
+
+/// Losses of one step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Losses {
+    /// Policy cross-entropy, averaged over samples with a policy target.
+    pub policy: f32,
+    /// Win/draw/loss cross-entropy, averaged over the batch.
+    pub value: f32,
+}
+
+/// A network being trained and its optimiser.
+pub struct Trainer {
+    /// Always `Some` between steps (taken while the optimiser updates it).
+    network: Option<Network>,
+    config: NetworkConfig,
+    optimizer: ModuleOptimizer,
+    device: Device,
+    /// Optimiser steps taken so far (including those of earlier runs).
+    pub steps: u64,
+}
+
+impl std::fmt::Debug for Trainer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trainer")
+            .field("config", &self.config)
+            .field("steps", &self.steps)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Trainer {
+    /// Trains `network` (moved to `device`, which gets autodiff) with AdamW
+    /// and `weight_decay`.
+    pub fn new(
+        network: Network,
+        config: NetworkConfig,
+        device: &Device,
+        weight_decay: f32,
+        steps: u64,
+    ) -> Trainer {
+        let device = device.clone().autodiff();
+        Trainer {
+            network: Some(network.to_device(&device).train()),
+            config,
+            optimizer: AdamWConfig::new().with_weight_decay(weight_decay).init(),
+            device,
+            steps,
+        }
+    }
+
+    /// The network as it stands, for inference and checkpoints.
+    pub fn network(&self) -> Network {
+        self.training_network().valid()
+    }
+
+    fn training_network(&self) -> &Network {
+        self.network
+            .as_ref()
+            .expect("the network is back after each step")
+    }
+
+    /// The network's shape.
+    pub fn config(&self) -> &NetworkConfig {
+        &self.config
+    }
+
+    /// The losses of `batch` without a step (batch norm in inference mode).
+    pub fn evaluate(&self, batch: &Batch) -> Losses {
+        let network = self.network();
+        let device = self.device.clone().inner();
+        let (policy, value) = losses(&network, &self.config, batch, &device);
+        Losses {
+            policy: scalar(policy),
+            value: scalar(value),
+        }
+    }
+
+    /// One step on `batch` at learning rate `learning_rate`.
+    pub fn step(&mut self, batch: &Batch, learning_rate: f64) -> Losses {
+        let (policy, value) = losses(self.training_network(), &self.config, batch, &self.device);
+        let result = Losses {
+            policy: scalar(policy.clone()),
+            value: scalar(value.clone()),
+        };
+        let gradients = (policy + value).backward();
+        let network = self
+            .network
+            .take()
+            .expect("the network is back after each step");
+        let gradients = GradientsParams::from_grads(gradients, &network);
+        self.network = Some(self.optimizer.step(learning_rate, network, gradients));
+        self.steps += 1;
+        result
+    }
+}
+
+fn scalar(tensor: Tensor<1>) -> f32 {
+    grandmaitre_model::inference::tensor_values(&tensor)[0]
+}
+
+/// Policy and value losses of `batch` through `network` on `device`.
+fn losses(
+    network: &Network,
+    config: &NetworkConfig,
+    batch: &Batch,
+    device: &Device,
+) -> (Tensor<1>, Tensor<1>) {
+    let size = batch.size;
+    let planes = Tensor::<4>::from_data(
+        TensorData::new(
+            batch.planes.clone(),
+            [size, config.input_planes, config.height, config.width],
+        ),
+        device,
+    );
+    let policy_target = Tensor::<2>::from_data(
+        TensorData::new(batch.policy.clone(), [size, config.actions]),
+        device,
+    );
+    let weight =
+        Tensor::<1>::from_data(TensorData::new(batch.policy_weight.clone(), [size]), device);
+    let outcome = Tensor::<2>::from_data(TensorData::new(batch.outcome.clone(), [size, 3]), device);
+    let output = network.forward(planes);
+    let policy_terms = -(log_softmax(output.policy_logits, 1) * policy_target)
+        .sum_dim(1)
+        .reshape([size]);
+    let targets = batch.policy_weight.iter().sum::<f32>().max(1.0);
+    let policy = (policy_terms * weight).sum() / targets;
+    let value = -(log_softmax(output.wdl_logits, 1) * outcome).sum() / size as f32;
+    (policy, value)
+}
