@@ -117,8 +117,9 @@ pub struct GtpArgs {
     /// Simulations per move.
     #[arg(long = "sims", default_value_t = 2000)]
     pub simulations: u32,
-    /// A checkpoint directory whose network guides the search (without
-    /// one, the search uses random rollouts).
+    /// A checkpoint directory whose network guides the search (default: the
+    /// shipped checkpoints/heraldis when it is there); `rollouts` searches
+    /// with random rollouts instead.
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     #[command(flatten)]

@@ -95,11 +95,10 @@ impl PlayerSpec {
                 simulations: number("sims", 1000)?,
             },
             "mcts" => PlayerSpec::Model {
-                path: pairs
-                    .iter()
-                    .find(|(k, _)| *k == "model")
-                    .map(|(_, v)| PathBuf::from(v))
-                    .with_context(|| format!("invalid player '{text}': mcts needs model=PATH"))?,
+                path: pairs.iter().find(|(k, _)| *k == "model").map_or_else(
+                    || PathBuf::from("checkpoints/heraldis"),
+                    |(_, v)| PathBuf::from(v),
+                ),
                 simulations: number("sims", 800)?,
             },
             _ => PlayerSpec::AlphaBeta {
@@ -121,6 +120,13 @@ impl PlayerSpec {
         prepared.build::<G>(0)?;
         Ok(prepared)
     }
+}
+
+/// The shipped checkpoint of game `G` (`checkpoints/<game>` from the
+/// current directory), if it is there.
+pub fn shipped_model<G: CliGame>() -> Option<PathBuf> {
+    let path = PathBuf::from("checkpoints").join(G::NAME);
+    path.join("checkpoint.json").is_file().then_some(path)
 }
 
 /// The network of checkpoint `path`, folded for inference, as an evaluator.
@@ -207,7 +213,7 @@ mod tests {
             ("rollout:sims=0", "sims must be a positive whole number"),
             ("rollout:sims=many", "found 'many'"),
             ("alphabeta:sims=3", "unknown option 'sims' for alphabeta"),
-            ("mcts:sims=8", "mcts needs model=PATH"),
+            ("mcts:model=x,depth=3", "unknown option 'depth' for mcts"),
         ];
         for (text, expected) in cases {
             let error = format!("{:#}", PlayerSpec::parse(text).expect_err(text));

@@ -135,7 +135,7 @@ fn arena_refuses_bad_players_and_tests_with_one_line() {
 /// Runs a GTP session and returns the answers, one string per command.
 fn gtp(commands: &str) -> Vec<String> {
     let output = grandmaitre()
-        .args(["gtp", "--sims", "200"])
+        .args(["gtp", "--sims", "200", "--model", "rollouts"])
         .write_stdin(commands)
         .output()
         .expect("runs");

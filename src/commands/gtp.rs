@@ -70,7 +70,12 @@ type SharedEvaluator<G> = Arc<dyn Evaluator<G> + Send + Sync>;
 impl GameTask for Gtp {
     fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
         // A network is fastest on batches; rollouts are best one at a time.
-        let (evaluator, leaves): (SharedEvaluator<G>, u32) = match &self.model {
+        let model = match &self.model {
+            Some(path) if path.as_os_str() == "rollouts" => None,
+            Some(path) => Some(path.clone()),
+            None => crate::players::shipped_model::<G>(),
+        };
+        let (evaluator, leaves): (SharedEvaluator<G>, u32) = match &model {
             Some(path) => (
                 Arc::new(crate::players::load_evaluator(path, game.spec())?),
                 8,

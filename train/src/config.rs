@@ -99,7 +99,7 @@ impl Default for OptimizerSettings {
     fn default() -> OptimizerSettings {
         OptimizerSettings {
             batch_size: 256,
-            steps_per_generation: 150,
+            steps_per_generation: 40,
             learning_rate: 2e-3,
             learning_rate_decay: 0.97,
             weight_decay: 1e-4,
