@@ -68,6 +68,13 @@ pub struct TrainArgs {
     /// Stop after this many generations.
     #[arg(long)]
     pub generations: Option<u32>,
+    /// burn's backend for training: flex (default), ndarray, or tch (a
+    /// build with the tch feature).
+    #[arg(long, default_value = "flex")]
+    pub backend: String,
+    /// The device: cpu, or cuda (tch only).
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
 }
 
 #[derive(Debug, Args)]

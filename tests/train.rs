@@ -53,6 +53,23 @@ fn a_smoke_run_trains_two_generations() {
 }
 
 #[test]
+fn the_ndarray_backend_trains_too() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let config = write_config(directory.path());
+    let run = directory.path().join("run");
+    let output = Command::cargo_bin("grandmaitre")
+        .expect("binary")
+        .args(["train", "--backend", "ndarray", "--run"])
+        .arg(&run)
+        .arg("--config")
+        .arg(&config)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    assert!(run.join("checkpoints/gen-0001/weights.bpk").exists());
+}
+
+#[test]
 fn a_killed_run_resumes_without_losing_or_corrupting_anything() {
     let directory = tempfile::tempdir().expect("temp dir");
     let config = write_config(directory.path());

@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use grandmaitre_engine::Game;
 use grandmaitre_engine::heraldis::Heraldis;
+use grandmaitre_model::Backend;
 use grandmaitre_train::config::Layouts;
 use grandmaitre_train::{Progress, Run, StopAfter, TrainingConfig};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -39,6 +40,13 @@ pub fn run(args: TrainArgs) -> Result<()> {
                 .map_err(|reason| anyhow::anyhow!("invalid config {}: {reason}", path.display()))
         })
         .transpose()?;
+    let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
+    let cuda = match args.device.as_str() {
+        "cpu" => false,
+        "cuda" => true,
+        other => bail!("unknown device '{other}': expected cpu or cuda"),
+    };
+    let device = backend.device(cuda).map_err(anyhow::Error::msg)?;
     let run = Run::open(&args.run, config)?;
     let base = Heraldis::default();
     let layouts = run.config.selfplay.layouts;
@@ -54,7 +62,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             .expect("valid template"),
     );
     bar.enable_steady_tick(Duration::from_millis(500));
-    run.train(make_game, base.spec(), stop, |event| match event {
+    run.train(make_game, base.spec(), &device, stop, |event| match event {
         Progress::Generation { generation } => {
             bar.set_prefix(generation.to_string());
         }

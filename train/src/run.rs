@@ -223,17 +223,19 @@ impl Run {
     }
 
     /// Runs generations until `stop`, with the rules `make_game(seed)` gives
-    /// each self-play game (`spec` is their common shape), reporting to
-    /// `progress`.
+    /// each self-play game (`spec` is their common shape), training on
+    /// `device` (burn's backend), reporting to `progress`. Self-play always
+    /// runs on the fast CPU inference path.
     pub fn train<G: Game>(
         &self,
         make_game: impl Fn(u64) -> G + Sync,
         spec: &grandmaitre_engine::GameSpec,
+        device: &Device,
         stop: StopAfter,
         mut progress: impl FnMut(Progress),
     ) -> Result<Vec<LogLine>, TrainError> {
         let started = Instant::now();
-        let device = Device::flex();
+        let device = device.clone();
         let config = &self.config;
         let network_config = NetworkConfig::for_game(spec)
             .with_channels(config.network.channels)

@@ -93,6 +93,7 @@ fn a_run_writes_checkpoints_and_resumes_where_it_stopped() {
         .train(
             |_| game.clone(),
             game.spec(),
+            &burn::tensor::Device::flex(),
             StopAfter::Generations(1),
             |_| {},
         )
@@ -106,6 +107,7 @@ fn a_run_writes_checkpoints_and_resumes_where_it_stopped() {
         .train(
             |_| game.clone(),
             game.spec(),
+            &burn::tensor::Device::flex(),
             StopAfter::Generations(1),
             |_| {},
         )
