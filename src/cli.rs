@@ -21,6 +21,8 @@ pub enum Command {
     /// Train a model by self-play: self-play → training → checkpoint, in
     /// generations, resumable.
     Train(TrainArgs),
+    /// Add self-play to a training run from another process.
+    Selfplay(SelfplayArgs),
     /// Play a match between two players and rate them.
     Arena(ArenaArgs),
     /// Speak the engine protocol (GTP v2 framing) on stdin and stdout.
@@ -75,6 +77,22 @@ pub struct TrainArgs {
     /// The device: cpu, or cuda (tch only).
     #[arg(long, default_value = "cpu")]
     pub device: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SelfplayArgs {
+    /// The game.
+    #[arg(long, default_value = "heraldis")]
+    pub game: String,
+    /// The run directory (it must exist: `train` creates it).
+    #[arg(long)]
+    pub run: std::path::PathBuf,
+    /// Stop after this long (e.g. 30m); the current shard finishes first.
+    #[arg(long, conflicts_with = "shards")]
+    pub time: Option<String>,
+    /// Stop after writing this many shards.
+    #[arg(long)]
+    pub shards: Option<u32>,
 }
 
 #[derive(Debug, Args)]

@@ -178,3 +178,54 @@ fn bad_training_arguments_get_one_line_errors() {
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_selfplay_worker_adds_games_beside_training() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let config = write_config(directory.path());
+    let run = directory.path().join("run");
+    let train = |generations: &str| {
+        Command::cargo_bin("grandmaitre")
+            .expect("binary")
+            .args(["train", "--run"])
+            .arg(&run)
+            .arg("--config")
+            .arg(&config)
+            .args(["--generations", generations])
+            .output()
+            .expect("runs")
+    };
+    assert!(train("1").status.success());
+    // A worker and the trainer on the same directory at once.
+    let worker = std::process::Command::cargo_bin("grandmaitre")
+        .expect("binary")
+        .args(["selfplay", "--run"])
+        .arg(&run)
+        .args(["--shards", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starts");
+    assert!(train("1").status.success());
+    let output = worker.wait_with_output().expect("worker ends");
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(text.contains("6 self-play games added"), "{text}");
+    // 2 generations × 8 games by the trainer, 3 shards × 2 by the worker.
+    let games: usize = shards(&run)
+        .iter()
+        .map(|p| {
+            grandmaitre_selfplay::shard::read(p)
+                .expect("whole shard")
+                .len()
+        })
+        .sum();
+    assert_eq!(games, 16 + 6);
+    let refused = Command::cargo_bin("grandmaitre")
+        .expect("binary")
+        .args(["selfplay", "--run"])
+        .arg(directory.path().join("nothing"))
+        .output()
+        .expect("runs");
+    assert_eq!(refused.status.code(), Some(2));
+}

@@ -33,6 +33,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Show(args) => with_position(&args, show::Show),
         Command::Arena(args) => arena::run(args),
         Command::Train(args) => train::run(args),
+        Command::Selfplay(args) => train::selfplay(args),
         Command::Export(args) => export::run(args),
         Command::Gtp(args) => with_position(
             &args.position,

@@ -12,14 +12,11 @@ use grandmaitre_train::{Progress, Run, StopAfter, TrainingConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::CliGame;
-use crate::cli::TrainArgs;
+use crate::cli::{SelfplayArgs, TrainArgs};
 
-/// Validates the arguments and trains.
-pub fn run(args: TrainArgs) -> Result<()> {
-    if args.game != "heraldis" {
-        bail!("unknown game '{}': expected heraldis", args.game);
-    }
-    let stop = match (&args.time, args.generations) {
+/// When to stop: after `time`, or after `count` units (one by default).
+fn stop_after(time: Option<&str>, count: Option<u32>) -> Result<StopAfter> {
+    Ok(match (time, count) {
         (Some(time), _) => StopAfter::Seconds(
             humantime::parse_duration(time)
                 .with_context(|| {
@@ -27,9 +24,53 @@ pub fn run(args: TrainArgs) -> Result<()> {
                 })?
                 .as_secs_f64(),
         ),
-        (None, Some(generations)) => StopAfter::Generations(generations),
+        (None, Some(count)) => StopAfter::Generations(count),
         (None, None) => StopAfter::Generations(1),
-    };
+    })
+}
+
+/// The rules of self-play game `seed` under the run's layout choice.
+fn game_for(base: &Heraldis, layouts: Layouts, seed: u64) -> Heraldis {
+    match layouts {
+        Layouts::Default => base.clone(),
+        Layouts::Mixed if seed % 2 == 0 => base.clone(),
+        Layouts::Random | Layouts::Mixed => base.random_board(seed).unwrap_or_else(|| base.clone()),
+    }
+}
+
+/// `grandmaitre selfplay`: more self-play for an existing run.
+pub fn selfplay(args: SelfplayArgs) -> Result<()> {
+    if args.game != "heraldis" {
+        bail!("unknown game '{}': expected heraldis", args.game);
+    }
+    if !args.run.join("config.toml").is_file() {
+        bail!(
+            "{} is not a training run (no config.toml): start it with grandmaitre train",
+            args.run.display()
+        );
+    }
+    let stop = stop_after(args.time.as_deref(), args.shards)?;
+    let run = Run::open(&args.run, None)?;
+    let base = Heraldis::default();
+    let layouts = run.config.selfplay.layouts;
+    let games = run.selfplay(
+        |seed| game_for(&base, layouts, seed),
+        base.spec(),
+        stop,
+        |written| {
+            eprintln!("{written} games written");
+        },
+    )?;
+    println!("{games} self-play games added to {}", args.run.display());
+    Ok(())
+}
+
+/// Validates the arguments and trains.
+pub fn run(args: TrainArgs) -> Result<()> {
+    if args.game != "heraldis" {
+        bail!("unknown game '{}': expected heraldis", args.game);
+    }
+    let stop = stop_after(args.time.as_deref(), args.generations)?;
     let config = args
         .config
         .as_ref()
@@ -50,12 +91,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let run = Run::open(&args.run, config)?;
     let base = Heraldis::default();
     let layouts = run.config.selfplay.layouts;
-    let make_game = |seed: u64| match layouts {
-        Layouts::Default => base.clone(),
-        Layouts::Random => base.random_board(seed).unwrap_or_else(|| base.clone()),
-        Layouts::Mixed if seed % 2 == 0 => base.clone(),
-        Layouts::Mixed => base.random_board(seed).unwrap_or_else(|| base.clone()),
-    };
+    let make_game = |seed: u64| game_for(&base, layouts, seed);
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template("gen {prefix} {msg:<12} {bar:30} {pos}/{len} [{elapsed_precise} < {eta_precise}] {per_sec}")

@@ -277,16 +277,7 @@ impl Run {
         };
         let mut parent = parent.map(|p| p.display().to_string());
         let mut lines = Vec::new();
-        let selfplay = SelfPlayConfig {
-            games_in_flight: config.selfplay.games_in_flight,
-            full_simulations: config.selfplay.full_simulations,
-            cheap_simulations: config.selfplay.cheap_simulations,
-            full_search_fraction: config.selfplay.full_search_fraction,
-            temperature_plies: config.selfplay.temperature_plies,
-            dirichlet_weight: config.selfplay.dirichlet_weight,
-            gumbel: config.selfplay.gumbel,
-            ..SelfPlayConfig::default()
-        };
+        let selfplay = self.selfplay_config();
         loop {
             let done = match stop {
                 StopAfter::Generations(count) => lines.len() as u32 >= count,
@@ -396,6 +387,66 @@ impl Run {
             self.append_log(&line)?;
             progress(Progress::Finished(line.clone()));
             lines.push(line);
+        }
+    }
+
+    fn selfplay_config(&self) -> SelfPlayConfig {
+        let settings = &self.config.selfplay;
+        SelfPlayConfig {
+            games_in_flight: settings.games_in_flight,
+            full_simulations: settings.full_simulations,
+            cheap_simulations: settings.cheap_simulations,
+            full_search_fraction: settings.full_search_fraction,
+            temperature_plies: settings.temperature_plies,
+            dirichlet_weight: settings.dirichlet_weight,
+            gumbel: settings.gumbel,
+            ..SelfPlayConfig::default()
+        }
+    }
+
+    /// Adds self-play to a run from another process: plays shards of games
+    /// with the run's newest checkpoint (reloaded before each shard) until
+    /// `stop`, beside a `train` process on the same directory. Returns the
+    /// games written. A run without a checkpoint yet plays with a fresh
+    /// network of the run's shape.
+    pub fn selfplay<G: Game>(
+        &self,
+        make_game: impl Fn(u64) -> G + Sync,
+        spec: &grandmaitre_engine::GameSpec,
+        stop: StopAfter,
+        mut progress: impl FnMut(usize),
+    ) -> Result<usize, TrainError> {
+        let started = Instant::now();
+        let device = Device::flex();
+        let network_config = NetworkConfig::for_game(spec)
+            .with_channels(self.config.network.channels)
+            .with_blocks(self.config.network.blocks);
+        let selfplay = self.selfplay_config();
+        let count = self.config.selfplay.games_per_shard;
+        let mut written = 0;
+        let mut shards = 0u32;
+        loop {
+            let done = match stop {
+                StopAfter::Generations(limit) => shards >= limit,
+                StopAfter::Seconds(seconds) => started.elapsed().as_secs_f64() >= seconds,
+            };
+            if done {
+                return Ok(written);
+            }
+            let network = match self.latest_checkpoint()? {
+                Some((_, path)) => Checkpoint::load(&path, spec, &device)?.network,
+                None => network_config.init(&device),
+            };
+            let evaluator = NetworkEvaluator::new(InferenceNetwork::new(&network, &network_config));
+            let mut games = Vec::with_capacity(count);
+            let seed = u64::from(std::process::id()) << 32 | u64::from(shards);
+            play_games(&selfplay, count, &make_game, &evaluator, seed, |game| {
+                games.push(game)
+            });
+            shard::write(&self.shard_directory(), &games)?;
+            written += games.len();
+            shards += 1;
+            progress(written);
         }
     }
 
