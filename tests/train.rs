@@ -11,7 +11,8 @@ use assert_cmd::cargo::CommandCargoExt;
 const TINY: &str = "[network]\nchannels = 8\nblocks = 1\n\
 [selfplay]\ngames_per_generation = 8\ngames_per_shard = 2\ngames_in_flight = 2\n\
 full_simulations = 48\ncheap_simulations = 16\n\
-[optimizer]\nbatch_size = 16\nsteps_per_generation = 4\n";
+[optimizer]\nbatch_size = 16\nsteps_per_generation = 4\n\
+[evaluation]\nevery = 1\ngames = 2\nsimulations = 8\nanchors = [\"random\"]\n";
 
 fn write_config(directory: &Path) -> std::path::PathBuf {
     let path = directory.join("tiny.toml");
@@ -50,6 +51,18 @@ fn a_smoke_run_trains_two_generations() {
     assert!(text.contains("generation 1: 8 games on disk"), "{text}");
     assert!(text.contains("generation 2: 16 games on disk"), "{text}");
     assert!(run.join("checkpoints/gen-0002/checkpoint.json").exists());
+    // Each generation is rated against the anchor, and from the second on
+    // against the checkpoint rated before it.
+    assert!(text.contains("against random:"), "{text}");
+    assert!(text.contains("gen-0001:"), "{text}");
+    let ratings = std::fs::read_to_string(run.join("evaluation.csv")).expect("ratings");
+    let lines: Vec<&str> = ratings.lines().collect();
+    assert_eq!(
+        lines[0],
+        "generation,games,opponent,matches,score,elo,elo_low,elo_high"
+    );
+    assert_eq!(lines.len(), 4, "{ratings}");
+    assert!(lines[1].starts_with("1,8,random,2,"), "{ratings}");
 }
 
 #[test]

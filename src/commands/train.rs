@@ -7,12 +7,17 @@ use anyhow::{Context, Result, bail};
 use grandmaitre_engine::Game;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::Backend;
-use grandmaitre_train::config::Layouts;
+use std::path::Path;
+
+use grandmaitre_engine::arena::{MatchConfig, play_match};
+use grandmaitre_train::config::{EvaluationSettings, Layouts};
+use grandmaitre_train::run::Rating;
 use grandmaitre_train::{Progress, Run, StopAfter, TrainingConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::CliGame;
 use crate::cli::{SelfplayArgs, TrainArgs};
+use crate::players::PlayerSpec;
 
 /// When to stop: after `time`, or after `count` units (one by default).
 fn stop_after(time: Option<&str>, count: Option<u32>) -> Result<StopAfter> {
@@ -98,7 +103,14 @@ pub fn run(args: TrainArgs) -> Result<()> {
             .expect("valid template"),
     );
     bar.enable_steady_tick(Duration::from_millis(500));
-    run.train(make_game, base.spec(), &device, stop, |event| match event {
+    let evaluation = run.config.evaluation.clone();
+    for anchor in &evaluation.anchors {
+        PlayerSpec::parse(anchor).context("in the run's evaluation.anchors")?;
+    }
+    let mut evaluate = |generation: u32, checkpoint: &Path, previous: Option<&Path>| {
+        rate(&base, &evaluation, generation, checkpoint, previous).map_err(|e| format!("{e:#}"))
+    };
+    run.train(make_game, base.spec(), &device, stop, &mut evaluate, |event| match event {
         Progress::Generation { generation } => {
             bar.set_prefix(generation.to_string());
         }
@@ -115,6 +127,21 @@ pub fn run(args: TrainArgs) -> Result<()> {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
         }
+        Progress::Rated(ratings) => {
+            for rating in ratings {
+                bar.suspend(|| {
+                    println!(
+                        "  against {}: {:.1} % of {} games, Elo {:+.0} [{:+.0}, {:+.0}]",
+                        rating.opponent,
+                        100.0 * rating.score,
+                        rating.games,
+                        rating.elo[0],
+                        rating.elo[1],
+                        rating.elo[2]
+                    )
+                });
+            }
+        }
         Progress::Finished(line) => {
             bar.suspend(|| println!(
                 "generation {}: {} games on disk, window {} positions, {} steps, policy loss {:.3}, value loss {:.3}, self-play {:.0} positions/s",
@@ -130,4 +157,54 @@ pub fn run(args: TrainArgs) -> Result<()> {
     })?;
     bar.finish_and_clear();
     Ok(())
+}
+
+/// Matches of the checkpoint against the anchors and the previously rated
+/// checkpoint.
+fn rate(
+    game: &Heraldis,
+    settings: &EvaluationSettings,
+    generation: u32,
+    checkpoint: &Path,
+    previous: Option<&Path>,
+) -> Result<Vec<Rating>> {
+    let model = |path: &Path| PlayerSpec::Model {
+        path: path.to_path_buf(),
+        simulations: settings.simulations,
+    };
+    let mut opponents: Vec<(String, PlayerSpec)> = settings
+        .anchors
+        .iter()
+        .map(|spec| Ok((spec.clone(), PlayerSpec::parse(spec)?)))
+        .collect::<Result<_>>()?;
+    if let Some(previous) = previous {
+        opponents.push((previous.display().to_string(), model(previous)));
+    }
+    let player = model(checkpoint).prepare(game)?;
+    let mut ratings = Vec::new();
+    for (name, spec) in opponents {
+        let opponent = spec.prepare(game)?;
+        let config = MatchConfig {
+            games: settings.games,
+            openings: settings.games.div_ceil(2),
+            opening_plies: 1,
+            seed: u64::from(generation),
+            sprt: None,
+        };
+        let (stats, _) = play_match(
+            |_| game.clone(),
+            |seed| player.build::<Heraldis>(seed).expect("prepared"),
+            |seed| opponent.build::<Heraldis>(seed).expect("prepared"),
+            &config,
+            |_, _| {},
+        );
+        let elo = stats.elo();
+        ratings.push(Rating {
+            opponent: name,
+            games: stats.games(),
+            score: stats.score(),
+            elo: [elo.elo, elo.low, elo.high],
+        });
+    }
+    Ok(ratings)
 }

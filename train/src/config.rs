@@ -108,6 +108,35 @@ impl Default for OptimizerSettings {
     }
 }
 
+/// Rating the checkpoints as training goes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvaluationSettings {
+    /// Rate every this many generations (0: never).
+    pub every: u32,
+    /// Games per match (colours alternate).
+    pub games: u32,
+    /// Simulations per move of the network's search.
+    pub simulations: u32,
+    /// Fixed opponents, as `arena` player specs; the checkpoint rated last
+    /// time is always an opponent too.
+    pub anchors: Vec<String>,
+}
+
+impl Default for EvaluationSettings {
+    fn default() -> EvaluationSettings {
+        EvaluationSettings {
+            every: 5,
+            games: 40,
+            simulations: 100,
+            anchors: vec![
+                "alphabeta:depth=2".to_string(),
+                "rollout:sims=1000".to_string(),
+            ],
+        }
+    }
+}
+
 /// Everything a training run needs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -118,6 +147,8 @@ pub struct TrainingConfig {
     pub selfplay: SelfPlaySettings,
     /// The optimiser.
     pub optimizer: OptimizerSettings,
+    /// Rating the checkpoints.
+    pub evaluation: EvaluationSettings,
 }
 
 impl TrainingConfig {

@@ -34,6 +34,8 @@ use crate::trainer::Trainer;
 
 const CONFIG_FILE: &str = "config.toml";
 const LOG_FILE: &str = "log.csv";
+const EVALUATION_FILE: &str = "evaluation.csv";
+const EVALUATION_HEADER: &str = "generation,games,opponent,matches,score,elo,elo_low,elo_high";
 const LOG_HEADER: &str = "generation,games,positions,steps,policy_loss,value_loss,selfplay_seconds,training_seconds,positions_per_second";
 
 /// What the loop reports as it goes.
@@ -60,6 +62,8 @@ pub enum Progress {
     },
     /// A generation ended with this log line.
     Finished(LogLine),
+    /// A checkpoint was rated.
+    Rated(Vec<Rating>),
 }
 
 /// One line of `log.csv`.
@@ -101,6 +105,23 @@ impl LogLine {
         )
     }
 }
+
+/// A checkpoint's result against one opponent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rating {
+    /// The opponent (a player spec or a checkpoint path).
+    pub opponent: String,
+    /// Games played.
+    pub games: u32,
+    /// The checkpoint's score in [0, 1].
+    pub score: f64,
+    /// Elo difference and its 95 % interval (infinite at 0 % or 100 %).
+    pub elo: [f64; 3],
+}
+
+/// Rates checkpoint `checkpoint` (of `generation`) against the fixed
+/// anchors and `previous` (the checkpoint rated last, if any).
+pub type Evaluate<'a> = dyn FnMut(u32, &Path, Option<&Path>) -> Result<Vec<Rating>, String> + 'a;
 
 /// When the loop stops.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -232,6 +253,7 @@ impl Run {
         spec: &grandmaitre_engine::GameSpec,
         device: &Device,
         stop: StopAfter,
+        evaluate: &mut Evaluate<'_>,
         mut progress: impl FnMut(Progress),
     ) -> Result<Vec<LogLine>, TrainError> {
         let started = Instant::now();
@@ -386,6 +408,19 @@ impl Run {
             };
             self.append_log(&line)?;
             progress(Progress::Finished(line.clone()));
+            let every = config.evaluation.every;
+            if every > 0 && generation % every == 0 {
+                let previous = self.last_rated()?;
+                let ratings =
+                    evaluate(generation, &path, previous.as_deref()).map_err(|reason| {
+                        TrainError::Invalid {
+                            path: path.clone(),
+                            reason: format!("rating the checkpoint: {reason}"),
+                        }
+                    })?;
+                self.append_ratings(generation, games_on_disk, &ratings)?;
+                progress(Progress::Rated(ratings));
+            }
             lines.push(line);
         }
     }
@@ -450,28 +485,80 @@ impl Run {
         }
     }
 
-    fn append_log(&self, line: &LogLine) -> Result<(), TrainError> {
-        let path = self.directory.join(LOG_FILE);
-        let io_error = |source| TrainError::Io {
-            path: path.clone(),
-            source,
+    /// The checkpoint of the newest line of `evaluation.csv`.
+    fn last_rated(&self) -> Result<Option<PathBuf>, TrainError> {
+        let path = self.directory.join(EVALUATION_FILE);
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(TrainError::Io { path, source }),
         };
-        let new = !path.exists();
-        let mut file = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_error)?;
-        let mut text = String::new();
-        if new {
-            text.push_str(LOG_HEADER);
-            text.push('\n');
-        }
-        text.push_str(&line.csv());
-        text.push('\n');
-        file.write_all(text.as_bytes()).map_err(io_error)?;
-        file.sync_all().map_err(io_error)
+        let generation = text
+            .lines()
+            .skip(1)
+            .filter_map(|line| line.split(',').next()?.parse::<u32>().ok())
+            .max();
+        Ok(generation
+            .map(|g| self.checkpoint_directory().join(format!("gen-{g:04}")))
+            .filter(|p| p.is_dir()))
     }
+
+    fn append_ratings(
+        &self,
+        generation: u32,
+        games: usize,
+        ratings: &[Rating],
+    ) -> Result<(), TrainError> {
+        let lines: Vec<String> = ratings
+            .iter()
+            .map(|r| {
+                format!(
+                    "{generation},{games},{},{},{:.4},{:.0},{:.0},{:.0}",
+                    r.opponent.replace(',', ";"),
+                    r.games,
+                    r.score,
+                    r.elo[0],
+                    r.elo[1],
+                    r.elo[2]
+                )
+            })
+            .collect();
+        append_lines(
+            &self.directory.join(EVALUATION_FILE),
+            EVALUATION_HEADER,
+            &lines,
+        )
+    }
+
+    fn append_log(&self, line: &LogLine) -> Result<(), TrainError> {
+        append_lines(&self.directory.join(LOG_FILE), LOG_HEADER, &[line.csv()])
+    }
+}
+
+/// Appends `lines` to the CSV file `path`, writing `header` first into a
+/// new file; synced before returning.
+fn append_lines(path: &Path, header: &str, lines: &[String]) -> Result<(), TrainError> {
+    let io_error = |source| TrainError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let new = !path.exists();
+    let mut file = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io_error)?;
+    let mut text = String::new();
+    if new {
+        text.push_str(header);
+        text.push('\n');
+    }
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    file.write_all(text.as_bytes()).map_err(io_error)?;
+    file.sync_all().map_err(io_error)
 }
 
 /// Games in all the shards of `directory`.

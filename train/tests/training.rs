@@ -95,6 +95,7 @@ fn a_run_writes_checkpoints_and_resumes_where_it_stopped() {
             game.spec(),
             &burn::tensor::Device::flex(),
             StopAfter::Generations(1),
+            &mut |_, _, _| Ok(Vec::new()),
             |_| {},
         )
         .expect("trains");
@@ -109,6 +110,7 @@ fn a_run_writes_checkpoints_and_resumes_where_it_stopped() {
             game.spec(),
             &burn::tensor::Device::flex(),
             StopAfter::Generations(1),
+            &mut |_, _, _| Ok(Vec::new()),
             |_| {},
         )
         .expect("trains");
