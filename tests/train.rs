@@ -20,6 +20,19 @@ fn write_config(directory: &Path) -> std::path::PathBuf {
     path
 }
 
+/// `grandmaitre train --run RUN --config CONFIG` plus `extra` arguments.
+fn train(run: &Path, config: &Path, extra: &[&str]) -> std::process::Output {
+    Command::cargo_bin("grandmaitre")
+        .expect("binary")
+        .args(["train", "--run"])
+        .arg(run)
+        .arg("--config")
+        .arg(config)
+        .args(extra)
+        .output()
+        .expect("runs")
+}
+
 fn shards(run: &Path) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(run.join("shards"))
         .map(|entries| {
@@ -37,15 +50,7 @@ fn a_smoke_run_trains_two_generations() {
     let directory = tempfile::tempdir().expect("temp dir");
     let config = write_config(directory.path());
     let run = directory.path().join("run");
-    let output = Command::cargo_bin("grandmaitre")
-        .expect("binary")
-        .args(["train", "--run"])
-        .arg(&run)
-        .arg("--config")
-        .arg(&config)
-        .args(["--generations", "2"])
-        .output()
-        .expect("runs");
+    let output = train(&run, &config, &["--generations", "2"]);
     assert!(output.status.success(), "{output:?}");
     let text = String::from_utf8(output.stdout).expect("utf-8");
     assert!(text.contains("generation 1: 8 games on disk"), "{text}");
@@ -70,14 +75,7 @@ fn the_ndarray_backend_trains_too() {
     let directory = tempfile::tempdir().expect("temp dir");
     let config = write_config(directory.path());
     let run = directory.path().join("run");
-    let output = Command::cargo_bin("grandmaitre")
-        .expect("binary")
-        .args(["train", "--backend", "ndarray", "--run"])
-        .arg(&run)
-        .arg("--config")
-        .arg(&config)
-        .output()
-        .expect("runs");
+    let output = train(&run, &config, &["--backend", "ndarray"]);
     assert!(output.status.success(), "{output:?}");
     assert!(run.join("checkpoints/gen-0001/weights.bpk").exists());
 }
@@ -197,18 +195,11 @@ fn a_selfplay_worker_adds_games_beside_training() {
     let directory = tempfile::tempdir().expect("temp dir");
     let config = write_config(directory.path());
     let run = directory.path().join("run");
-    let train = |generations: &str| {
-        Command::cargo_bin("grandmaitre")
-            .expect("binary")
-            .args(["train", "--run"])
-            .arg(&run)
-            .arg("--config")
-            .arg(&config)
-            .args(["--generations", generations])
-            .output()
-            .expect("runs")
-    };
-    assert!(train("1").status.success());
+    assert!(
+        train(&run, &config, &["--generations", "1"])
+            .status
+            .success()
+    );
     // A worker and the trainer on the same directory at once.
     let worker = std::process::Command::cargo_bin("grandmaitre")
         .expect("binary")
@@ -219,7 +210,11 @@ fn a_selfplay_worker_adds_games_beside_training() {
         .stderr(Stdio::null())
         .spawn()
         .expect("starts");
-    assert!(train("1").status.success());
+    assert!(
+        train(&run, &config, &["--generations", "1"])
+            .status
+            .success()
+    );
     let output = worker.wait_with_output().expect("worker ends");
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).expect("utf-8");

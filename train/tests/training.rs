@@ -84,36 +84,31 @@ fn tiny() -> TrainingConfig {
     .expect("valid")
 }
 
+/// Trains `run` for one generation, without ratings.
+fn one_generation(run: &Run, game: &Heraldis) -> Vec<grandmaitre_train::run::LogLine> {
+    run.train(
+        |_| game.clone(),
+        game.spec(),
+        &burn::tensor::Device::flex(),
+        StopAfter::Generations(1),
+        &mut |_, _, _| Ok(Vec::new()),
+        |_| {},
+    )
+    .expect("trains")
+}
+
 #[test]
 fn a_run_writes_checkpoints_and_resumes_where_it_stopped() {
     let directory = tempfile::tempdir().expect("temp dir");
     let game = Heraldis::default();
     let run = Run::open(directory.path(), Some(tiny())).expect("new run");
-    let lines = run
-        .train(
-            |_| game.clone(),
-            game.spec(),
-            &burn::tensor::Device::flex(),
-            StopAfter::Generations(1),
-            &mut |_, _, _| Ok(Vec::new()),
-            |_| {},
-        )
-        .expect("trains");
+    let lines = one_generation(&run, &game);
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0].games, 6);
     // Resuming (without settings) continues with generation 2.
     let run = Run::open(directory.path(), None).expect("resumed");
     assert_eq!(run.config, tiny());
-    let lines = run
-        .train(
-            |_| game.clone(),
-            game.spec(),
-            &burn::tensor::Device::flex(),
-            StopAfter::Generations(1),
-            &mut |_, _, _| Ok(Vec::new()),
-            |_| {},
-        )
-        .expect("trains");
+    let lines = one_generation(&run, &game);
     assert_eq!(lines[0].generation, 2);
     assert_eq!(lines[0].games, 12);
     assert_eq!(lines[0].steps, 6);
