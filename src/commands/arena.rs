@@ -217,6 +217,8 @@ impl Arena {
 fn signed(elo: f64) -> String {
     if elo.is_infinite() {
         if elo > 0.0 { "+inf" } else { "-inf" }.to_string()
+    } else if elo.abs() < 0.5 {
+        "+0".to_string()
     } else {
         format!("{elo:+.0}")
     }
