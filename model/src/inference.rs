@@ -580,7 +580,8 @@ pub fn softmax3(logits: [f32; 3]) -> [f32; 3] {
 #[derive(Debug)]
 pub struct NetworkEvaluator {
     network: InferenceNetwork,
-    planes: Mutex<Vec<f32>>,
+    /// Encoded planes and value logits of the last call, kept for the next.
+    buffers: Mutex<(Vec<f32>, Vec<f32>)>,
 }
 
 impl NetworkEvaluator {
@@ -588,7 +589,7 @@ impl NetworkEvaluator {
     pub fn new(network: InferenceNetwork) -> NetworkEvaluator {
         NetworkEvaluator {
             network,
-            planes: Mutex::new(Vec::new()),
+            buffers: Mutex::new((Vec::new(), Vec::new())),
         }
     }
 
@@ -606,13 +607,15 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator {
         output
             .policy_logits
             .resize(requests.len() * config.actions, 0.0);
-        let mut wdl_logits = vec![0.0f32; requests.len() * 3];
-        let mut planes = self
-            .planes
+        // The buffers are reused between calls (taken out of the lock so that
+        // concurrent callers each get their own).
+        let (mut planes, mut wdl_logits) = self
+            .buffers
             .lock()
-            .map(|mut p| std::mem::take(&mut *p))
+            .map(|mut b| std::mem::take(&mut *b))
             .unwrap_or_default();
         resize(&mut planes, requests.len() * per_position);
+        resize(&mut wdl_logits, requests.len() * 3);
         for (request, slot) in requests.iter().zip(planes.chunks_exact_mut(per_position)) {
             request.game.encode(request.state, slot);
         }
@@ -623,8 +626,8 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator {
                 .chunks_exact(3)
                 .map(|l| softmax3([l[0], l[1], l[2]])),
         );
-        if let Ok(mut slot) = self.planes.lock() {
-            *slot = planes;
+        if let Ok(mut slot) = self.buffers.lock() {
+            *slot = (planes, wdl_logits);
         }
     }
 }
