@@ -30,8 +30,6 @@ pub struct ReplayWindow<G: Game> {
     pub games: Vec<G>,
     /// The positions.
     pub samples: Vec<Sample>,
-    /// Games the window holds.
-    pub game_count: usize,
 }
 
 impl<G: Game> ReplayWindow<G> {
@@ -81,7 +79,6 @@ impl<G: Game> ReplayWindow<G> {
         Ok(ReplayWindow {
             games,
             samples,
-            game_count: records.len(),
         })
     }
 }

@@ -74,17 +74,6 @@ impl Trainer {
         &self.config
     }
 
-    /// The losses of `batch` without a step (batch norm in inference mode).
-    pub fn evaluate(&self, batch: &Batch) -> Losses {
-        let network = self.network();
-        let device = self.device.clone().inner();
-        let (policy, value) = losses(&network, &self.config, batch, &device);
-        Losses {
-            policy: scalar(policy),
-            value: scalar(value),
-        }
-    }
-
     /// One step on `batch` at learning rate `learning_rate`.
     pub fn step(&mut self, batch: &Batch, learning_rate: f64) -> Losses {
         let (policy, value) = losses(self.training_network(), &self.config, batch, &self.device);
