@@ -76,10 +76,7 @@ impl<G: Game> ReplayWindow<G> {
                 });
             }
         }
-        Ok(ReplayWindow {
-            games,
-            samples,
-        })
+        Ok(ReplayWindow { games, samples })
     }
 }
 
