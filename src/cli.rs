@@ -23,6 +23,14 @@ pub enum Command {
     Train(TrainArgs),
     /// Add self-play to a training run from another process.
     Selfplay(SelfplayArgs),
+    /// The Grand Maître's move for a position: principal variation,
+    /// win/draw/loss after search, the alternatives.
+    Advise(AdviseArgs),
+    /// The win-probability bar: P(Light wins), P(draw), P(Dark wins).
+    Winprob(WinprobArgs),
+    /// Fit and store the calibration of the bar from engine games; report
+    /// its calibration error with a reliability diagram.
+    Calibrate(CalibrateArgs),
     /// Play a match between two players and rate them.
     Arena(ArenaArgs),
     /// Speak the engine protocol (GTP v2 framing) on stdin and stdout.
@@ -135,6 +143,10 @@ pub struct ArenaArgs {
     /// random layout in each opening (drawn from --seed).
     #[arg(long)]
     pub layout: Option<String>,
+    /// Write every game (rules, players' colours, moves, result) to this
+    /// file, one JSON object per line.
+    #[arg(long, value_name = "FILE")]
+    pub games_out: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -152,6 +164,74 @@ pub struct GtpArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct AdviseArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// The checkpoint directory (default: the shipped checkpoints/heraldis).
+    #[arg(long)]
+    pub model: Option<std::path::PathBuf>,
+    /// Playing level, 1 (gentlest) to 10 (full strength, the default).
+    #[arg(long, conflicts_with = "simulations")]
+    pub level: Option<u32>,
+    /// Simulations instead of a level (the most visited move is played).
+    #[arg(long = "sims")]
+    pub simulations: Option<u32>,
+    /// Alternatives listed (0: all).
+    #[arg(long, default_value_t = 5)]
+    pub alternatives: usize,
+    /// Seed of the levels' move choice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WinprobArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// The checkpoint directory (default: the shipped checkpoints/heraldis).
+    #[arg(long)]
+    pub model: Option<std::path::PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// The checkpoint directory (default: the shipped checkpoints/heraldis).
+    #[arg(long)]
+    pub model: Option<std::path::PathBuf>,
+    /// Engine games to play; half fit the calibration, half measure it.
+    #[arg(long, default_value_t = 1000)]
+    pub games: u32,
+    /// Random plies of each opening are drawn between 1 and this.
+    #[arg(long, default_value_t = 4)]
+    pub opening_plies: u32,
+    /// Seed of the openings and of the split.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads playing games at once (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Where to write calibration.md, calibration.json and reliability.png
+    /// (default: the checkpoint directory).
+    #[arg(long)]
+    pub report: Option<std::path::PathBuf>,
+    /// Measure only: leave the checkpoint's calibration as it is.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The game.
+    #[arg(long, default_value = "heraldis")]
+    pub game: String,
+    /// Heraldis board layout (default: the default layout).
+    #[arg(long)]
+    pub layout: Option<String>,
+}
+
+#[derive(Debug, Args)]
 pub struct ExportArgs {
     /// The checkpoint directory.
     #[arg(long)]
@@ -162,6 +242,9 @@ pub struct ExportArgs {
     /// The game.
     #[arg(long, default_value = "heraldis")]
     pub game: String,
+    /// The Heraldis layout the app plays on (default: the default layout).
+    #[arg(long)]
+    pub layout: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -186,6 +269,19 @@ pub enum BenchCommand {
     /// Network inference speed: our path and burn's, the machine's GEMM
     /// speed, and MCTS with the network as evaluator.
     Nn(BenchNnArgs),
+    /// Latency of the win-probability bar (network + small search) on one
+    /// thread.
+    Winprob(BenchWinprobArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchWinprobArgs {
+    /// The checkpoint directory (default: the shipped checkpoints/heraldis).
+    #[arg(long)]
+    pub model: Option<std::path::PathBuf>,
+    /// Positions measured (random positions of up to 12 plies).
+    #[arg(long, default_value_t = 500)]
+    pub positions: usize,
 }
 
 #[derive(Debug, Args)]

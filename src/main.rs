@@ -1,8 +1,10 @@
 //! `grandmaitre`: the command-line interface of the Grand Maître engine.
 
+mod advice;
 mod cli;
 mod commands;
 mod players;
+mod plot;
 
 use std::process::ExitCode;
 

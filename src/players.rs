@@ -9,7 +9,7 @@ use std::sync::Arc;
 use burn::tensor::Device;
 use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent};
 use grandmaitre_engine::search::{MoveChoice, RolloutEvaluator, SearchConfig, UniformEvaluator};
-use grandmaitre_model::{Checkpoint, InferenceNetwork, NetworkEvaluator};
+use grandmaitre_model::{Calibration, Checkpoint, InferenceNetwork, NetworkEvaluator};
 
 use crate::commands::CliGame;
 
@@ -41,7 +41,47 @@ pub enum PlayerSpec {
         path: PathBuf,
         /// Simulations per move.
         simulations: u32,
+        /// Search settings beyond the defaults.
+        tuning: SearchTuning,
     },
+}
+
+/// Optional search settings of a network player:
+/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SearchTuning {
+    /// PUCT exploration constant (`cpuct`).
+    pub c_puct: Option<f32>,
+    /// First-play-urgency reduction (`fpu`).
+    pub fpu_reduction: Option<f32>,
+    /// Choose the move by lower confidence bound (`lcb=1`) instead of
+    /// visit count.
+    pub lcb: bool,
+    /// Move-choice temperature on visit counts (`temp`; 0 takes the most
+    /// visited move).
+    pub temperature: f32,
+}
+
+impl SearchTuning {
+    /// `base` with these settings applied.
+    pub fn apply(&self, base: SearchConfig) -> SearchConfig {
+        SearchConfig {
+            c_puct: self.c_puct.unwrap_or(base.c_puct),
+            fpu_reduction: self.fpu_reduction.unwrap_or(base.fpu_reduction),
+            ..base
+        }
+    }
+
+    /// How the move is chosen after the search.
+    pub fn choice(&self) -> MoveChoice {
+        if self.lcb {
+            MoveChoice::LowerConfidenceBound
+        } else {
+            MoveChoice::Visits {
+                temperature: self.temperature,
+            }
+        }
+    }
 }
 
 /// A player ready to build agents: its network, if any, loaded once.
@@ -72,12 +112,23 @@ impl PlayerSpec {
                 None => Ok(default),
             }
         };
+        let real = |key: &str| -> Result<Option<f32>> {
+            match pairs.iter().find(|(k, _)| *k == key) {
+                Some((_, value)) => match value.parse::<f32>() {
+                    Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
+                    _ => bail!(
+                        "invalid player '{text}': {key} must be a number ≥ 0, found '{value}'"
+                    ),
+                },
+                None => Ok(None),
+            }
+        };
         let allowed: &[&str] = match kind {
             "random" => &[],
             "rollout" => &["sims", "rollouts"],
             "uniform" => &["sims"],
             "alphabeta" => &["depth"],
-            "mcts" => &["model", "sims"],
+            "mcts" => &["model", "sims", "cpuct", "fpu", "lcb", "temp", "level"],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, rollout, uniform or alphabeta)"
             ),
@@ -94,13 +145,33 @@ impl PlayerSpec {
             "uniform" => PlayerSpec::Uniform {
                 simulations: number("sims", 1000)?,
             },
-            "mcts" => PlayerSpec::Model {
-                path: pairs.iter().find(|(k, _)| *k == "model").map_or_else(
-                    || PathBuf::from("checkpoints/heraldis"),
-                    |(_, v)| PathBuf::from(v),
-                ),
-                simulations: number("sims", 800)?,
-            },
+            "mcts" => {
+                let level = match pairs.iter().find(|(k, _)| *k == "level") {
+                    Some(_) => Some(
+                        crate::advice::Level::get(number("level", 10)?)
+                            .map_err(|e| anyhow::anyhow!("invalid player '{text}': {e}"))?,
+                    ),
+                    None => None,
+                };
+                PlayerSpec::Model {
+                    path: pairs.iter().find(|(k, _)| *k == "model").map_or_else(
+                        || PathBuf::from("checkpoints/heraldis"),
+                        |(_, v)| PathBuf::from(v),
+                    ),
+                    simulations: number("sims", level.map_or(800, |l| l.simulations))?,
+                    tuning: SearchTuning {
+                        c_puct: real("cpuct")?,
+                        fpu_reduction: real("fpu")?,
+                        lcb: match real("lcb")? {
+                            None => false,
+                            Some(x) if x == 0.0 => false,
+                            Some(x) if x == 1.0 => true,
+                            Some(_) => bail!("invalid player '{text}': lcb must be 0 or 1"),
+                        },
+                        temperature: real("temp")?.unwrap_or(level.map_or(0.0, |l| l.temperature)),
+                    },
+                }
+            }
             _ => PlayerSpec::AlphaBeta {
                 depth: number("depth", 4)?,
             },
@@ -134,9 +205,34 @@ pub fn load_evaluator(
     path: &std::path::Path,
     spec: &grandmaitre_engine::GameSpec,
 ) -> Result<NetworkEvaluator> {
+    Ok(load_model(path, spec)?.0)
+}
+
+/// The network of checkpoint `path` as an evaluator, with the calibration
+/// of its displayed win/draw/loss, if it has one.
+pub fn load_model(
+    path: &std::path::Path,
+    spec: &grandmaitre_engine::GameSpec,
+) -> Result<(NetworkEvaluator, Option<Calibration>)> {
     let checkpoint = Checkpoint::load(path, spec, &Device::flex())?;
     let network = InferenceNetwork::new(&checkpoint.network, &checkpoint.metadata.network);
-    Ok(NetworkEvaluator::new(network))
+    Ok((
+        NetworkEvaluator::new(network),
+        checkpoint.metadata.calibration,
+    ))
+}
+
+/// `path`, or the shipped checkpoint of game `G`, or a one-line error.
+pub fn model_or_shipped<G: CliGame>(path: Option<&std::path::Path>) -> Result<PathBuf> {
+    match path {
+        Some(path) => Ok(path.to_path_buf()),
+        None => shipped_model::<G>().with_context(|| {
+            format!(
+                "no model: pass --model DIR (the shipped checkpoints/{} is not here)",
+                G::NAME
+            )
+        }),
+    }
 }
 
 impl PreparedPlayer {
@@ -149,15 +245,19 @@ impl PreparedPlayer {
         };
         let choice = MoveChoice::Visits { temperature: 0.0 };
         Ok(match self.spec {
-            PlayerSpec::Model { simulations, .. } => {
+            PlayerSpec::Model {
+                simulations,
+                tuning,
+                ..
+            } => {
                 let evaluator = self.evaluator.clone().context("network loaded")?;
                 Box::new(MctsAgent::new(
-                    SearchConfig {
+                    tuning.apply(SearchConfig {
                         simulations,
                         ..SearchConfig::default()
-                    },
+                    }),
                     evaluator,
-                    choice,
+                    tuning.choice(),
                     seed,
                 ))
             }
@@ -214,6 +314,8 @@ mod tests {
             ("rollout:sims=many", "found 'many'"),
             ("alphabeta:sims=3", "unknown option 'sims' for alphabeta"),
             ("mcts:model=x,depth=3", "unknown option 'depth' for mcts"),
+            ("mcts:cpuct=-1", "cpuct must be a number ≥ 0"),
+            ("mcts:lcb=2", "lcb must be 0 or 1"),
         ];
         for (text, expected) in cases {
             let error = format!("{:#}", PlayerSpec::parse(text).expect_err(text));

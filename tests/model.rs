@@ -30,7 +30,7 @@ fn fresh_checkpoint(directory: &Path) -> String {
     assert!(output.status.success(), "{output:?}");
     let text = String::from_utf8(output.stdout).expect("utf-8");
     assert!(
-        text.contains("network: 8 channels × 1 blocks, 26 planes → 26 actions"),
+        text.contains("network: 8 channels × 1 blocks, 30 planes → 26 actions"),
         "{text}"
     );
     assert!(text.contains("machine GEMM"), "{text}");
@@ -71,7 +71,7 @@ fn export_writes_onnx_and_its_description() {
     assert_eq!(description["game"], "heraldis");
     assert_eq!(
         description["input"]["planes"].as_array().map(Vec::len),
-        Some(26)
+        Some(30)
     );
     assert_eq!(description["network"]["channels"], 8);
 }

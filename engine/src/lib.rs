@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod arena;
 pub mod conformance;
+pub mod files;
 pub mod game;
 pub mod heraldis;
 pub mod search;

@@ -23,6 +23,7 @@ use grandmaitre_engine::GameSpec;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::calibration::Calibration;
 use crate::network::{Network, NetworkConfig};
 
 /// Version of the checkpoint layout.
@@ -62,6 +63,10 @@ pub struct CheckpointMetadata {
     pub weights_bytes: u64,
     /// CRC-32 of `weights.bpk`.
     pub weights_crc32: u32,
+    /// Calibration of the displayed win/draw/loss (`grandmaitre
+    /// calibrate`), if fitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
 }
 
 /// Why a checkpoint could not be read or written.
@@ -212,6 +217,24 @@ pub fn read_metadata(path: &Path) -> Result<CheckpointMetadata, CheckpointError>
     }
     let text = fs::read_to_string(&file).map_err(io_error(&file))?;
     serde_json::from_str(&text).map_err(|e| invalid(path, format!("bad {METADATA_FILE}: {e}")))
+}
+
+/// Replaces `checkpoint.json` of the checkpoint `path` with `metadata`
+/// (the weights stay as they are; their size and checksum must not change).
+pub fn write_metadata(path: &Path, metadata: &CheckpointMetadata) -> Result<(), CheckpointError> {
+    let current = read_metadata(path)?;
+    if (current.weights_bytes, current.weights_crc32)
+        != (metadata.weights_bytes, metadata.weights_crc32)
+    {
+        return Err(invalid(
+            path,
+            "the new description does not match the weights",
+        ));
+    }
+    let json = serde_json::to_string_pretty(metadata)
+        .map_err(|e| invalid(path, format!("cannot describe the checkpoint: {e}")))?;
+    let file = path.join(METADATA_FILE);
+    grandmaitre_engine::files::write_atomically(&file, json.as_bytes()).map_err(io_error(&file))
 }
 
 /// Writes `network` and its description to the directory `path`.

@@ -2,12 +2,14 @@
 //! inference path for search, and checkpoints.
 
 pub mod backend;
+pub mod calibration;
 pub mod checkpoint;
 pub mod inference;
 pub mod network;
 pub mod onnx;
 
 pub use backend::{Backend, burn_forward};
+pub use calibration::Calibration;
 pub use checkpoint::{Checkpoint, CheckpointError, CheckpointMetadata, Provenance};
 pub use inference::{FoldedWeights, InferenceNetwork, NetworkEvaluator};
 pub use network::{Network, NetworkConfig, NetworkOutput};

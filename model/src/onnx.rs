@@ -284,13 +284,8 @@ impl GraphBuilder {
     }
 }
 
-/// The ONNX model of `weights`, as bytes, with `metadata` as key/value
-/// properties.
-pub fn export(
-    weights: &FoldedWeights,
-    config: &NetworkConfig,
-    metadata: &[(String, String)],
-) -> Vec<u8> {
+/// The graph of the network: its nodes and its weights (initializers).
+fn build_graph(weights: &FoldedWeights) -> GraphBuilder {
     let mut graph = GraphBuilder {
         nodes: Vec::new(),
         initializers: Vec::new(),
@@ -325,6 +320,39 @@ pub fn export(
     );
     let value = graph.unary("Relu", "value.hidden.relu", &value);
     graph.dense("value.output", &value, &weights.value_output, "wdl_logits");
+    graph
+}
+
+/// The folded weights in the safetensors format, under the names the ONNX
+/// graph gives them (`stem.weight`, `block0.first.bias`, …, `value.output.weight`),
+/// with `metadata` in the header.
+pub fn safetensors(
+    weights: &FoldedWeights,
+    metadata: &[(String, String)],
+) -> Result<Vec<u8>, String> {
+    let graph = build_graph(weights);
+    let views: Vec<(String, ::safetensors::tensor::TensorView<'_>)> = graph
+        .initializers
+        .iter()
+        .map(|t| {
+            let shape: Vec<usize> = t.dims.iter().map(|&d| d as usize).collect();
+            ::safetensors::tensor::TensorView::new(::safetensors::Dtype::F32, shape, &t.raw_data)
+                .map(|view| (t.name.clone(), view))
+                .map_err(|e| format!("tensor {}: {e}", t.name))
+        })
+        .collect::<Result<_, _>>()?;
+    let header: std::collections::HashMap<String, String> = metadata.iter().cloned().collect();
+    ::safetensors::tensor::serialize(views, Some(header)).map_err(|e| e.to_string())
+}
+
+/// The ONNX model of `weights`, as bytes, with `metadata` as key/value
+/// properties.
+pub fn export(
+    weights: &FoldedWeights,
+    config: &NetworkConfig,
+    metadata: &[(String, String)],
+) -> Vec<u8> {
+    let graph = build_graph(weights);
     let model = ModelProto {
         ir_version: IR_VERSION,
         producer_name: "grandmaitre".to_string(),

@@ -118,6 +118,7 @@ fn flex_and_ndarray_give_the_same_outputs() {
 
 fn metadata(config: &NetworkConfig) -> CheckpointMetadata {
     CheckpointMetadata {
+        calibration: None,
         format: 0,
         game: "heraldis".to_string(),
         encoding_version: Heraldis::default().spec().encoding_version,
@@ -214,4 +215,79 @@ fn truncated_corrupt_and_foreign_checkpoints_are_refused() {
     std::fs::write(&json_path, "{ not json").expect("edit");
     assert!(load_error(&path).contains("bad checkpoint.json"));
     assert!(load_error(&directory.path().join("missing")).contains("not a checkpoint directory"));
+}
+
+/// The exported ONNX file, run by an independent runtime (tract), gives
+/// burn's outputs.
+#[test]
+fn the_onnx_export_runs_in_tract_with_burns_outputs() {
+    use tract_onnx::prelude::*;
+    let device = Device::flex();
+    let config = small_config();
+    let mut network = config.init(&device);
+    randomise_norms(&mut network, &device);
+    let folded = grandmaitre_model::FoldedWeights::new(&network);
+    let bytes = grandmaitre_model::onnx::export(&folded, &config, &[]);
+    let batch = 6;
+    let planes = random_planes(batch, 9);
+    let (policy, wdl) = burn_forward(&network, &config, &planes, &device);
+    let shape = [batch, config.input_planes, config.height, config.width];
+    let model = tract_onnx::onnx()
+        .model_for_read(&mut bytes.as_slice())
+        .expect("tract reads the file")
+        .with_input_fact(0, f32::fact(shape).into())
+        .expect("input shape")
+        .into_optimized()
+        .expect("optimised")
+        .into_runnable()
+        .expect("runnable");
+    let input: Tensor = tract_ndarray::Array4::from_shape_vec(shape, planes)
+        .expect("planes")
+        .into();
+    let outputs = model.run(tvec!(input.into())).expect("runs");
+    let read = |index: usize| -> Vec<f32> {
+        outputs[index]
+            .to_plain_array_view::<f32>()
+            .expect("f32 output")
+            .iter()
+            .copied()
+            .collect()
+    };
+    assert!(max_difference(&policy, &read(0)) <= 1e-4, "policy logits");
+    assert!(
+        max_difference(&wdl, &read(1)) <= 1e-4,
+        "win/draw/loss logits"
+    );
+}
+
+/// The safetensors file holds every weight of the ONNX graph, by name.
+#[test]
+fn the_safetensors_export_holds_the_folded_weights() {
+    let device = Device::flex();
+    let config = small_config();
+    let network = config.init(&device);
+    let folded = grandmaitre_model::FoldedWeights::new(&network);
+    let metadata = [("game".to_string(), "heraldis".to_string())];
+    let bytes = grandmaitre_model::onnx::safetensors(&folded, &metadata).expect("serialised");
+    let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).expect("header");
+    assert_eq!(
+        header
+            .metadata()
+            .as_ref()
+            .and_then(|m| m.get("game"))
+            .map(String::as_str),
+        Some("heraldis")
+    );
+    let tensors = safetensors::SafeTensors::deserialize(&bytes).expect("readable");
+    let stem = tensors.tensor("stem.weight").expect("stem weights");
+    assert_eq!(stem.shape(), [16, config.input_planes, 3, 3]);
+    let values: Vec<f32> = stem
+        .data()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(values, folded.stem.weights);
+    // Stem, two convolutions per block, two head convolutions and three
+    // dense layers, each with weights and bias.
+    assert_eq!(tensors.len(), 2 * (1 + 2 * 2 + 2 + 3));
 }

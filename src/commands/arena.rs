@@ -1,13 +1,18 @@
 //! `grandmaitre arena`: a match between two players, with W/D/L, the Elo
 //! difference and its 95 % interval, and an optional SPRT.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use grandmaitre_engine::arena::{MatchConfig, MatchStats, Sprt, SprtVerdict, play_match};
+use grandmaitre_engine::Outcome;
+use grandmaitre_engine::arena::{
+    GameRecord, MatchConfig, MatchStats, Sprt, SprtVerdict, play_match,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use super::export::write_atomically;
 use super::{CliGame, GameTask, PositionArgs, with_position};
 use crate::cli::ArenaArgs;
 use crate::players::{PlayerSpec, PreparedPlayer};
@@ -31,6 +36,7 @@ pub fn run(args: ArenaArgs) -> Result<()> {
         threads: args.threads,
         json: args.json,
         random_layouts,
+        games_out: args.games_out,
     };
     let position = PositionArgs {
         game: args.game,
@@ -64,6 +70,7 @@ struct Arena {
     threads: Option<usize>,
     json: bool,
     random_layouts: bool,
+    games_out: Option<PathBuf>,
 }
 
 impl GameTask for Arena {
@@ -99,7 +106,7 @@ impl GameTask for Arena {
                 .build::<G>(seed)
                 .expect("players were checked before the match")
         };
-        let (stats, _records) = pool.install(|| {
+        let (stats, records) = pool.install(|| {
             play_match(
                 game_for_opening,
                 |seed| build(&a, seed),
@@ -118,6 +125,15 @@ impl GameTask for Arena {
             )
         });
         progress.finish_and_clear();
+        if let Some(path) = &self.games_out {
+            let mut text = String::new();
+            for record in &records {
+                let line = game_line(&game_for_opening(record.opening), record);
+                text += &line.to_string();
+                text.push('\n');
+            }
+            write_atomically(path, text.as_bytes())?;
+        }
         if self.json {
             println!("{}", self.json_report(&stats));
         } else {
@@ -125,6 +141,29 @@ impl GameTask for Arena {
         }
         Ok(())
     }
+}
+
+/// One game of the match as a JSON object: its rules, who played Light,
+/// the moves in notation and the result.
+fn game_line<G: CliGame>(game: &G, record: &GameRecord) -> serde_json::Value {
+    let mut state = game.initial_state();
+    let mut moves = Vec::with_capacity(record.moves.len());
+    for &action in &record.moves {
+        moves.push(game.format_action(&state, action));
+        game.apply_unchecked(&mut state, action);
+    }
+    json!({
+        "game": record.index,
+        "opening": record.opening,
+        "parameters": game.parameters(),
+        "light": if record.a_first { "A" } else { "B" },
+        "result_for_a": match record.result_for_a {
+            Outcome::Win => "win",
+            Outcome::Draw => "draw",
+            Outcome::Loss => "loss",
+        },
+        "moves": moves,
+    })
 }
 
 impl Arena {

@@ -125,6 +125,7 @@ fn network_to_time(
 
 fn save(game: &Heraldis, network: &Network, config: &NetworkConfig, path: &Path) -> Result<()> {
     let metadata = CheckpointMetadata {
+        calibration: None,
         format: checkpoint::FORMAT_VERSION,
         game: game.spec().name.to_string(),
         encoding_version: game.spec().encoding_version,

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use grandmaitre_engine::search::{Evaluator, MoveChoice, RolloutEvaluator, SearchConfig};
 use grandmaitre_engine::{Action, Outcome, Player};
+use grandmaitre_model::Calibration;
 
 use super::{CliGame, GameTask};
 
@@ -40,22 +41,6 @@ const COMMANDS: [&str; 17] = [
     "gm-winprob",
 ];
 
-/// Simulations of levels 1 to 10; the lower levels also choose among moves
-/// by visit count with a temperature (see [`level_temperature`]).
-const LEVEL_SIMULATIONS: [u32; 10] = [8, 16, 32, 64, 128, 256, 500, 1000, 2000, 4000];
-
-/// Move-choice temperature of a level: playful at 1, exact from 6 on.
-fn level_temperature(level: usize) -> f32 {
-    match level {
-        1 => 1.0,
-        2 => 0.7,
-        3 => 0.5,
-        4 => 0.3,
-        5 => 0.15,
-        _ => 0.0,
-    }
-}
-
 /// Runs the protocol on stdin and stdout.
 pub struct Gtp {
     /// Simulations per move at the start.
@@ -75,19 +60,19 @@ impl GameTask for Gtp {
             Some(path) => Some(path.clone()),
             None => crate::players::shipped_model::<G>(),
         };
-        let (evaluator, leaves): (SharedEvaluator<G>, u32) = match &model {
-            Some(path) => (
-                Arc::new(crate::players::load_evaluator(path, game.spec())?),
-                8,
-            ),
-            None => (Arc::new(RolloutEvaluator::default()), 1),
+        let (evaluator, leaves, calibration): (SharedEvaluator<G>, u32, _) = match &model {
+            Some(path) => {
+                let (evaluator, calibration) = crate::players::load_model(path, game.spec())?;
+                (Arc::new(evaluator), 8, calibration)
+            }
+            None => (Arc::new(RolloutEvaluator::default()), 1, None),
         };
         let config = SearchConfig {
             simulations: self.simulations.max(1),
             leaves_per_batch: leaves,
             ..SearchConfig::default()
         };
-        let mut session = Session::new(game.clone(), state, config, evaluator);
+        let mut session = Session::new(game.clone(), state, config, evaluator, calibration);
         let stdin = std::io::stdin();
         let mut stdout = std::io::stdout().lock();
         for line in stdin.lock().lines() {
@@ -111,6 +96,7 @@ pub struct Session<G: CliGame> {
     history: Vec<G::State>,
     state: G::State,
     agent: MctsAgent<G, SharedEvaluator<G>>,
+    calibration: Option<Calibration>,
     quit: bool,
 }
 
@@ -121,6 +107,7 @@ impl<G: CliGame> Session<G> {
         state: G::State,
         config: SearchConfig,
         evaluator: SharedEvaluator<G>,
+        calibration: Option<Calibration>,
     ) -> Session<G> {
         let agent = MctsAgent::new(
             config,
@@ -133,6 +120,7 @@ impl<G: CliGame> Session<G> {
             history: Vec::new(),
             state,
             agent,
+            calibration,
             quit: false,
         }
     }
@@ -216,16 +204,12 @@ impl<G: CliGame> Session<G> {
                 Ok(String::new())
             }
             "gm-level" => {
-                let level = positive(arguments, "level")? as usize;
-                if level > LEVEL_SIMULATIONS.len() {
-                    return Err("level must be between 1 and 10".to_string());
-                }
+                let level = crate::advice::Level::get(positive(arguments, "level")?)
+                    .map_err(|_| "level must be between 1 and 10".to_string())?;
                 let mut config = self.agent.config().clone();
-                config.simulations = LEVEL_SIMULATIONS[level - 1];
+                config.simulations = level.simulations;
                 self.agent.set_config(config);
-                self.agent.set_choice(MoveChoice::Visits {
-                    temperature: level_temperature(level),
-                });
+                self.agent.set_choice(level.choice());
                 Ok(String::new())
             }
             "gm-winprob" => self.winprob(),
@@ -289,7 +273,10 @@ impl<G: CliGame> Session<G> {
                 Outcome::Draw => [0.0, 1.0, 0.0],
                 Outcome::Loss => [0.0, 0.0, 1.0],
             },
-            None => self.agent.analyse(&self.game, &self.state).wdl,
+            None => {
+                let result = self.agent.analyse(&self.game, &self.state);
+                crate::advice::shown_wdl(result, self.calibration.as_ref())
+            }
         };
         let (first, second) = match side {
             Player::First => (win, loss),

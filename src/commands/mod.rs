@@ -1,9 +1,11 @@
 //! Validated commands: each reads its raw arguments into a game, a position
 //! and settings, then runs generic code over the game.
 
+mod advise;
 mod arena;
 mod bench;
 mod bench_nn;
+mod calibrate;
 mod export;
 mod gtp;
 mod perft;
@@ -31,6 +33,25 @@ pub fn run(cli: Cli) -> Result<()> {
             },
         ),
         Command::Show(args) => with_position(&args, show::Show),
+        Command::Advise(args) => with_position(
+            &args.position,
+            advise::Advise {
+                model: args.model,
+                level: args.level,
+                simulations: args.simulations,
+                json: args.json,
+                seed: args.seed,
+                alternatives: args.alternatives,
+            },
+        ),
+        Command::Winprob(args) => with_position(
+            &args.position,
+            advise::Winprob {
+                model: args.model,
+                json: args.json,
+            },
+        ),
+        Command::Calibrate(args) => calibrate::run(args),
         Command::Arena(args) => arena::run(args),
         Command::Train(args) => train::run(args),
         Command::Selfplay(args) => train::selfplay(args),
@@ -50,6 +71,21 @@ pub fn run(cli: Cli) -> Result<()> {
             },
         ),
         Command::Bench(BenchCommand::Nn(args)) => bench_nn::run(args),
+        Command::Bench(BenchCommand::Winprob(args)) => {
+            let position = PositionArgs {
+                game: "heraldis".to_string(),
+                layout: None,
+                position: None,
+                moves: None,
+            };
+            with_position(
+                &position,
+                advise::BarBench {
+                    model: args.model,
+                    positions: args.positions.max(1),
+                },
+            )
+        }
         Command::Bench(BenchCommand::Search(args)) => with_position(
             &args.position,
             bench::SearchBench {
@@ -78,6 +114,9 @@ pub trait CliGame: Game + 'static {
 
     /// The player a colour name (as in the engine protocol) stands for.
     fn player_named(name: &str) -> Option<Player>;
+
+    /// The colour name of `player`, in lower case.
+    fn player_name(player: Player) -> &'static str;
 }
 
 impl CliGame for Heraldis {
@@ -104,6 +143,13 @@ impl CliGame for Heraldis {
             "light" | "l" => Some(Player::First),
             "dark" | "d" => Some(Player::Second),
             _ => None,
+        }
+    }
+
+    fn player_name(player: Player) -> &'static str {
+        match player {
+            Player::First => "light",
+            Player::Second => "dark",
         }
     }
 }

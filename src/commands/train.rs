@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::CliGame;
 use crate::cli::{SelfplayArgs, TrainArgs};
-use crate::players::PlayerSpec;
+use crate::players::{PlayerSpec, SearchTuning};
 
 /// When to stop: after `time`, or after `count` units (one by default).
 fn stop_after(time: Option<&str>, count: Option<u32>) -> Result<StopAfter> {
@@ -128,6 +128,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
             bar.set_position(done as u64);
         }
         Progress::Rated(ratings) => {
+            if let Err(error) = plot_strength(&args.run) {
+                bar.suspend(|| eprintln!("warning: strength.png not drawn: {error:#}"));
+            }
             for rating in ratings {
                 bar.suspend(|| {
                     println!(
@@ -159,6 +162,58 @@ pub fn run(args: TrainArgs) -> Result<()> {
     Ok(())
 }
 
+/// Draws `strength.png` in the run directory from its `evaluation.csv`: the
+/// Elo difference against each fixed anchor over the generations, with
+/// 95 % intervals (clipped to ±600 where a match was all wins or losses).
+pub fn plot_strength(run: &Path) -> Result<()> {
+    let csv = run.join("evaluation.csv");
+    let text =
+        std::fs::read_to_string(&csv).with_context(|| format!("reading {}", csv.display()))?;
+    let mut series: Vec<crate::plot::Series> = Vec::new();
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let [generation, _, opponent, _, _, elo, low, high] = fields[..] else {
+            continue;
+        };
+        // Earlier checkpoints of the run are opponents too; only the fixed
+        // anchors give a curve on one scale.
+        if PlayerSpec::parse(opponent).is_err() {
+            continue;
+        }
+        let number = |text: &str| text.parse::<f64>().unwrap_or(f64::NAN);
+        let point = (number(generation), number(elo), number(low), number(high));
+        let clip = |x: f64| {
+            if x.is_nan() {
+                x
+            } else {
+                x.clamp(-600.0, 600.0)
+            }
+        };
+        let point = (point.0, clip(point.1), clip(point.2), clip(point.3));
+        if point.0.is_nan() || point.1.is_nan() {
+            continue;
+        }
+        match series
+            .iter_mut()
+            .find(|s| s.name == format!("against {opponent}"))
+        {
+            Some(line) => line.points.push(point),
+            None => series.push(crate::plot::Series {
+                name: format!("against {opponent}"),
+                points: vec![point],
+            }),
+        }
+    }
+    crate::plot::line_chart(
+        &run.join("strength.png"),
+        &format!("{}: strength against the anchors", run.display()),
+        "generation",
+        "Elo difference (95 % interval)",
+        (-600.0, 600.0),
+        &series,
+    )
+}
+
 /// Matches of the checkpoint against the anchors and the previously rated
 /// checkpoint.
 fn rate(
@@ -171,6 +226,7 @@ fn rate(
     let model = |path: &Path| PlayerSpec::Model {
         path: path.to_path_buf(),
         simulations: settings.simulations,
+        tuning: SearchTuning::default(),
     };
     let mut opponents: Vec<(String, PlayerSpec)> = settings
         .anchors

@@ -68,7 +68,7 @@ impl Default for SelfPlaySettings {
             full_simulations: 160,
             cheap_simulations: 32,
             full_search_fraction: 0.25,
-            temperature_plies: 6,
+            temperature_plies: 4,
             dirichlet_weight: 0.25,
             gumbel: false,
             layouts: Layouts::Mixed,
@@ -126,12 +126,12 @@ pub struct EvaluationSettings {
 impl Default for EvaluationSettings {
     fn default() -> EvaluationSettings {
         EvaluationSettings {
-            every: 5,
+            every: 10,
             games: 40,
-            simulations: 100,
+            simulations: 800,
             anchors: vec![
-                "alphabeta:depth=2".to_string(),
-                "rollout:sims=1000".to_string(),
+                "alphabeta:depth=4".to_string(),
+                "rollout:sims=10000".to_string(),
             ],
         }
     }

@@ -374,6 +374,7 @@ impl Run {
                 .join(format!("gen-{generation:04}"));
             let checkpoint = Checkpoint {
                 metadata: CheckpointMetadata {
+                    calibration: None,
                     format: checkpoint::FORMAT_VERSION,
                     game: spec.name.to_string(),
                     encoding_version: spec.encoding_version,
@@ -571,11 +572,8 @@ fn count_games(directory: &Path) -> Result<usize, TrainError> {
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
-    let staging = path.with_extension("tmp");
-    let io_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| TrainError::Io { path, source }
-    };
-    fs::write(&staging, bytes).map_err(io_error(&staging))?;
-    fs::rename(&staging, path).map_err(io_error(path))
+    grandmaitre_engine::files::write_atomically(path, bytes).map_err(|source| TrainError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }

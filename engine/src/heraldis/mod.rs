@@ -26,7 +26,7 @@ pub const ACTION_COUNT: usize = CELLS + 1;
 /// cycle forever).
 pub const DEFAULT_PLY_LIMIT: u16 = 150;
 /// Version of the network input encoding (see [`PLANE_NAMES`]).
-pub const ENCODING_VERSION: u32 = 1;
+pub const ENCODING_VERSION: u32 = 2;
 
 /// The rules of Heraldis on one layout, with precomputed tables.
 #[derive(Clone, Debug)]

@@ -1,0 +1,286 @@
+//! What the app asks of the Grand Maître: its move (« Conseil »), the
+//! win-probability bar, and the playing levels of « Niveau ».
+//!
+//! The **bar** is the network with a small search ([`BAR_SIMULATIONS`]),
+//! calibrated by the checkpoint's temperature when it has one
+//! (`grandmaitre calibrate`). The **advice** is a full-strength search
+//! (level 10). A **level** is a number of simulations and a move-choice
+//! temperature on visit counts, applied to every move:
+//!
+//! | level | simulations | temperature | meant for |
+//! |---|---|---|---|
+//! | 1 | 2 | 1.0 | a first game: plays what looks natural, often loosely |
+//! | 2 | 4 | 1.0 | |
+//! | 3 | 8 | 0.8 | |
+//! | 4 | 16 | 0.6 | |
+//! | 5 | 32 | 0.4 | a club player |
+//! | 6 | 64 | 0.2 | |
+//! | 7 | 128 | 0 | always its best move from here on |
+//! | 8 | 256 | 0 | |
+//! | 9 | 512 | 0 | |
+//! | 10 | 1 600 | 0 | full strength (the advice) |
+//!
+//! A proven win is always played, at every level. No level uses root
+//! noise: the temperature alone makes the lower levels err.
+
+use grandmaitre_engine::search::{ChildReport, Evaluator};
+use grandmaitre_engine::search::{MoveChoice, Search, SearchConfig, SearchResult};
+use grandmaitre_engine::{Action, Game, Outcome, Player};
+use grandmaitre_model::Calibration;
+
+/// Simulations of the bar's search.
+pub const BAR_SIMULATIONS: u32 = 64;
+
+/// One playing level.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Level {
+    /// 1 (gentlest) to 10 (full strength).
+    pub number: u32,
+    /// Simulations per move.
+    pub simulations: u32,
+    /// Temperature of the move choice on visit counts (0: the most
+    /// visited move).
+    pub temperature: f32,
+}
+
+/// Levels 1 to 10.
+pub const LEVELS: [Level; 10] = [
+    Level {
+        number: 1,
+        simulations: 2,
+        temperature: 1.0,
+    },
+    Level {
+        number: 2,
+        simulations: 4,
+        temperature: 1.0,
+    },
+    Level {
+        number: 3,
+        simulations: 8,
+        temperature: 0.8,
+    },
+    Level {
+        number: 4,
+        simulations: 16,
+        temperature: 0.6,
+    },
+    Level {
+        number: 5,
+        simulations: 32,
+        temperature: 0.4,
+    },
+    Level {
+        number: 6,
+        simulations: 64,
+        temperature: 0.2,
+    },
+    Level {
+        number: 7,
+        simulations: 128,
+        temperature: 0.0,
+    },
+    Level {
+        number: 8,
+        simulations: 256,
+        temperature: 0.0,
+    },
+    Level {
+        number: 9,
+        simulations: 512,
+        temperature: 0.0,
+    },
+    Level {
+        number: 10,
+        simulations: 1600,
+        temperature: 0.0,
+    },
+];
+
+/// The level of the advice.
+pub const ADVICE_LEVEL: u32 = 10;
+
+impl Level {
+    /// Level `number`, or a one-line error.
+    pub fn get(number: u32) -> Result<Level, String> {
+        LEVELS
+            .iter()
+            .find(|level| level.number == number)
+            .copied()
+            .ok_or_else(|| format!("level must be between 1 and 10, found {number}"))
+    }
+
+    /// The search settings of the level.
+    pub fn search_config(&self) -> SearchConfig {
+        SearchConfig {
+            simulations: self.simulations,
+            ..SearchConfig::default()
+        }
+    }
+
+    /// How the level chooses its move after the search.
+    pub fn choice(&self) -> MoveChoice {
+        MoveChoice::Visits {
+            temperature: self.temperature,
+        }
+    }
+}
+
+/// The Grand Maître's advice on a position.
+#[derive(Clone, Debug)]
+pub struct Advice {
+    /// The move to play.
+    pub action: Action,
+    /// The expected continuation, starting with the most visited move.
+    pub principal_variation: Vec<Action>,
+    /// The side to move.
+    pub side: Player,
+    /// Win, draw and loss for the side to move after the search
+    /// (calibrated when a calibration is given).
+    pub wdl: [f32; 3],
+    /// A proven result for the side to move, if the search found one.
+    pub proof: Option<Outcome>,
+    /// Every move searched, most visited first, with its values for the side
+    /// to move.
+    pub alternatives: Vec<ChildReport>,
+    /// Simulations run.
+    pub simulations: u32,
+}
+
+/// Searches `state` with `config` and chooses a move by `choice`.
+///
+/// # Panics
+///
+/// Panics if the game is over at `state`.
+pub fn advise<G: Game, E: Evaluator<G>>(
+    game: &G,
+    state: &G::State,
+    evaluator: &E,
+    config: SearchConfig,
+    choice: MoveChoice,
+    calibration: Option<&Calibration>,
+    seed: u64,
+) -> Advice {
+    let simulations = config.simulations;
+    let mut search = Search::new(game.clone(), state.clone(), config, seed);
+    let result = search.run(evaluator);
+    let principal_variation = search.principal_variation(12);
+    let action = search.choose_move(choice);
+    Advice {
+        action,
+        principal_variation,
+        side: result.side,
+        wdl: shown_wdl(&result, calibration),
+        proof: result.proof,
+        alternatives: result.children,
+        simulations,
+    }
+}
+
+/// The bar: P(first player wins), P(draw), P(second player wins), from the
+/// network with a small search, calibrated when a calibration is given.
+/// A finished game shows its result.
+pub fn bar<G: Game, E: Evaluator<G>>(
+    game: &G,
+    state: &G::State,
+    evaluator: &E,
+    calibration: Option<&Calibration>,
+) -> [f32; 3] {
+    let (side, wdl) = match game.outcome(state) {
+        Some(outcome) => (game.current_player(state), exact(outcome)),
+        None => {
+            let result = bar_search(game, state, evaluator);
+            (result.side, shown_wdl(&result, calibration))
+        }
+    };
+    for_first_player(side, wdl)
+}
+
+/// The bar's search, uncalibrated (what `calibrate` fits).
+pub fn bar_search<G: Game, E: Evaluator<G>>(
+    game: &G,
+    state: &G::State,
+    evaluator: &E,
+) -> SearchResult {
+    let config = SearchConfig {
+        simulations: BAR_SIMULATIONS,
+        ..SearchConfig::default()
+    };
+    Search::new(game.clone(), state.clone(), config, 0).run(evaluator)
+}
+
+/// The win/draw/loss to show for a search: a proven result exactly, else
+/// the search's mean, calibrated.
+pub fn shown_wdl(result: &SearchResult, calibration: Option<&Calibration>) -> [f32; 3] {
+    match result.proof {
+        Some(outcome) => exact(outcome),
+        None => match calibration {
+            Some(calibration) => calibration.apply(result.wdl),
+            None => result.wdl,
+        },
+    }
+}
+
+/// The one-hot win/draw/loss of `outcome`.
+pub fn exact(outcome: Outcome) -> [f32; 3] {
+    match outcome {
+        Outcome::Win => [1.0, 0.0, 0.0],
+        Outcome::Draw => [0.0, 1.0, 0.0],
+        Outcome::Loss => [0.0, 0.0, 1.0],
+    }
+}
+
+/// `wdl` of `side` as P(first player wins), P(draw), P(second wins).
+pub fn for_first_player(side: Player, wdl: [f32; 3]) -> [f32; 3] {
+    match side {
+        Player::First => wdl,
+        Player::Second => [wdl[2], wdl[1], wdl[0]],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grandmaitre_engine::heraldis::Heraldis;
+    use grandmaitre_engine::search::UniformEvaluator;
+
+    #[test]
+    fn levels_grow_in_search_and_shrink_in_randomness() {
+        for pair in LEVELS.windows(2) {
+            assert_eq!(pair[1].number, pair[0].number + 1);
+            assert!(pair[1].simulations > pair[0].simulations);
+            assert!(pair[1].temperature <= pair[0].temperature);
+        }
+        assert_eq!(Level::get(ADVICE_LEVEL).map(|l| l.temperature), Ok(0.0));
+        assert!(Level::get(0).is_err() && Level::get(11).is_err());
+    }
+
+    #[test]
+    fn the_bar_of_a_won_position_is_certain_and_seen_from_light() {
+        let game = Heraldis::default();
+        // Light to move wins at d2 (a2 b2 c2 d2), whatever Dark threatens.
+        let state = game.parse_state("5/5/5/LLL2/DDD2 l - 6").expect("position");
+        assert_eq!(bar(&game, &state, &UniformEvaluator, None), [1.0, 0.0, 0.0]);
+        let advice = advise(
+            &game,
+            &state,
+            &UniformEvaluator,
+            Level::get(7).expect("level").search_config(),
+            Level::get(7).expect("level").choice(),
+            None,
+            7,
+        );
+        assert_eq!(game.format_action(&state, advice.action), "d2");
+        assert_eq!(advice.wdl, [1.0, 0.0, 0.0]);
+        assert_eq!(advice.proof, Some(Outcome::Win));
+    }
+
+    #[test]
+    fn a_finished_game_shows_its_result() {
+        let game = Heraldis::default();
+        let state = game
+            .parse_state("5/5/5/LLLL1/DDD2 d - 7")
+            .expect("position");
+        assert_eq!(bar(&game, &state, &UniformEvaluator, None), [1.0, 0.0, 0.0]);
+    }
+}

@@ -1,0 +1,269 @@
+//! `grandmaitre advise` (the « Conseil » button) and `grandmaitre winprob`
+//! (the bar above the board).
+
+use std::path::PathBuf;
+
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use grandmaitre_engine::search::{MoveChoice, SearchConfig};
+use grandmaitre_engine::{Game, Outcome};
+use serde_json::json;
+
+use super::{CliGame, GameTask};
+use crate::advice::{self, ADVICE_LEVEL, BAR_SIMULATIONS, Level};
+use crate::players::{load_model, model_or_shipped};
+
+/// `advise`: the move, its line, the values, the alternatives.
+pub struct Advise {
+    pub model: Option<PathBuf>,
+    pub level: Option<u32>,
+    pub simulations: Option<u32>,
+    pub json: bool,
+    pub seed: u64,
+    pub alternatives: usize,
+}
+
+/// `winprob`: the bar.
+pub struct Winprob {
+    pub model: Option<PathBuf>,
+    pub json: bool,
+}
+
+fn percent(p: f32) -> String {
+    format!("{:.1} %", 100.0 * p)
+}
+
+/// Whether the search has a value for this move (visited or proven).
+fn searched(child: &grandmaitre_engine::search::ChildReport) -> bool {
+    child.visits > 0 || child.proof.is_some()
+}
+
+fn outcome_name(outcome: Option<Outcome>) -> Option<&'static str> {
+    outcome.map(|o| match o {
+        Outcome::Win => "win",
+        Outcome::Draw => "draw",
+        Outcome::Loss => "loss",
+    })
+}
+
+impl GameTask for Advise {
+    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
+        if let Some(outcome) = game.outcome(&state) {
+            bail!(
+                "the game is over ({} to move: {})",
+                G::player_name(game.current_player(&state)),
+                outcome_name(Some(outcome)).unwrap_or("over")
+            );
+        }
+        let (config, choice, level) = match (self.level, self.simulations) {
+            (_, Some(0)) => bail!("--sims must be a positive whole number"),
+            (_, Some(simulations)) => (
+                SearchConfig {
+                    simulations,
+                    ..SearchConfig::default()
+                },
+                MoveChoice::Visits { temperature: 0.0 },
+                None,
+            ),
+            (number, None) => {
+                let level =
+                    Level::get(number.unwrap_or(ADVICE_LEVEL)).map_err(anyhow::Error::msg)?;
+                (level.search_config(), level.choice(), Some(level.number))
+            }
+        };
+        let path = model_or_shipped::<G>(self.model.as_deref())?;
+        let (evaluator, calibration) = load_model(&path, game.spec())?;
+        let advice = advice::advise(
+            game,
+            &state,
+            &evaluator,
+            config,
+            choice,
+            calibration.as_ref(),
+            self.seed,
+        );
+        let side = G::player_name(advice.side);
+        let [light, draw, dark] = advice::for_first_player(advice.side, advice.wdl);
+        let line = advice_line(game, &state, &advice.principal_variation);
+        let total: u32 = advice.alternatives.iter().map(|c| c.visits).sum();
+        let shown = if self.alternatives == 0 {
+            advice.alternatives.len()
+        } else {
+            self.alternatives.min(advice.alternatives.len())
+        };
+        let alternatives = &advice.alternatives[..shown];
+        let share = |visits: u32| visits as f32 / total.max(1) as f32;
+        if self.json {
+            let rows: Vec<_> = alternatives
+                .iter()
+                .map(|c| {
+                    let value = |k: usize| searched(c).then_some(c.wdl[k]);
+                    json!({
+                        "move": game.format_action(&state, c.action),
+                        "visits": c.visits,
+                        "share": share(c.visits),
+                        "win": value(0),
+                        "draw": value(1),
+                        "loss": value(2),
+                        "prior": c.prior,
+                        "proven": outcome_name(c.proof),
+                    })
+                })
+                .collect();
+            let report = json!({
+                "position": game.format_state(&state),
+                "side_to_move": side,
+                "move": game.format_action(&state, advice.action),
+                "principal_variation": line,
+                "light": light,
+                "draw": draw,
+                "dark": dark,
+                "proven": outcome_name(advice.proof),
+                "level": level,
+                "simulations": advice.simulations,
+                "calibrated": calibration.is_some(),
+                "alternatives": rows,
+            });
+            println!("{report}");
+            return Ok(());
+        }
+        println!("position: {} ({side} to move)", game.format_state(&state));
+        println!("move: {}", game.format_action(&state, advice.action));
+        println!("line: {}", line.join(" "));
+        let setting = match level {
+            Some(level) => format!("level {level}, {} simulations", advice.simulations),
+            None => format!("{} simulations", advice.simulations),
+        };
+        let proven = match advice.proof {
+            Some(outcome) => format!(", proven {}", outcome_name(Some(outcome)).unwrap_or("")),
+            None => String::new(),
+        };
+        println!(
+            "light wins {}, draw {}, dark wins {} ({setting}{}{proven})",
+            percent(light),
+            percent(draw),
+            percent(dark),
+            if calibration.is_some() {
+                ", calibrated"
+            } else {
+                ""
+            }
+        );
+        println!("  move    visits   share     win    draw    loss   prior");
+        for c in alternatives {
+            let proof = outcome_name(c.proof).map_or(String::new(), |o| format!("  proven {o}"));
+            let value = |k: usize| {
+                if searched(c) {
+                    percent(c.wdl[k])
+                } else {
+                    "-".to_string()
+                }
+            };
+            println!(
+                "  {:<6} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}{proof}",
+                game.format_action(&state, c.action),
+                c.visits,
+                percent(share(c.visits)),
+                value(0),
+                value(1),
+                value(2),
+                percent(c.prior)
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The moves of `line` from `state`, in notation.
+fn advice_line<G: Game>(
+    game: &G,
+    state: &G::State,
+    line: &[grandmaitre_engine::Action],
+) -> Vec<String> {
+    let mut state = state.clone();
+    let mut moves = Vec::new();
+    for &action in line {
+        moves.push(game.format_action(&state, action));
+        game.apply_unchecked(&mut state, action);
+    }
+    moves
+}
+
+impl GameTask for Winprob {
+    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
+        let path = model_or_shipped::<G>(self.model.as_deref())?;
+        let (evaluator, calibration) = load_model(&path, game.spec())?;
+        let [light, draw, dark] = advice::bar(game, &state, &evaluator, calibration.as_ref());
+        let finished = game.outcome(&state).is_some();
+        if self.json {
+            let report = json!({
+                "light": light,
+                "draw": draw,
+                "dark": dark,
+                "finished": finished,
+                "simulations": if finished { 0 } else { BAR_SIMULATIONS },
+                "calibrated": calibration.is_some(),
+            });
+            println!("{report}");
+        } else {
+            println!(
+                "light wins {}, draw {}, dark wins {}",
+                percent(light),
+                percent(draw),
+                percent(dark)
+            );
+        }
+        Ok(())
+    }
+}
+
+/// `bench winprob`: the bar's latency on one thread.
+pub struct BarBench {
+    pub model: Option<PathBuf>,
+    pub positions: usize,
+}
+
+impl GameTask for BarBench {
+    fn run<G: CliGame>(self, game: &G, _state: G::State) -> Result<()> {
+        let path = model_or_shipped::<G>(self.model.as_deref())?;
+        let (evaluator, calibration) = load_model(&path, game.spec())?;
+        let states: Vec<G::State> =
+            grandmaitre_engine::game::random_states(game, self.positions, 12, 7)
+                .into_iter()
+                .filter(|s| game.outcome(s).is_none())
+                .collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .context("starting one thread")?;
+        let mut times: Vec<f64> = pool.install(|| {
+            // Warm the buffers once.
+            advice::bar(game, &states[0], &evaluator, calibration.as_ref());
+            states
+                .iter()
+                .map(|state| {
+                    let start = Instant::now();
+                    std::hint::black_box(advice::bar(
+                        game,
+                        state,
+                        &evaluator,
+                        calibration.as_ref(),
+                    ));
+                    start.elapsed().as_secs_f64() * 1000.0
+                })
+                .collect()
+        });
+        times.sort_by(f64::total_cmp);
+        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        println!(
+            "bar ({BAR_SIMULATIONS} simulations, one thread, {} positions): mean {mean:.2} ms, median {:.2} ms, 95th percentile {:.2} ms, max {:.2} ms (budget 20 ms)",
+            times.len(),
+            at(0.5),
+            at(0.95),
+            at(1.0)
+        );
+        Ok(())
+    }
+}

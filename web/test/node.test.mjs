@@ -1,0 +1,377 @@
+// The web module against the Rust engine's export: encoding, legal moves,
+// onnxruntime-node inference and the bar/move of `evaluate` must equal the
+// test vectors that `grandmaitre export` writes into model.json.
+//
+//   GM_EXPORT=/path/to/export node --test test/node.test.mjs
+//
+// GM_EXPORT defaults to ../checkpoints/heraldis/export (relative to web/).
+
+import { describe, test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+
+import {
+  ACTION_COUNT,
+  CELLS,
+  DEFAULT_LAYOUT,
+  ENCODING_VERSION,
+  GrandMaitre,
+  Heraldis,
+  Layout,
+  PLANE_COUNT,
+  Position,
+  completingCells,
+  hasFourInRow,
+  parseCell,
+  scaleByTemperature,
+} from '../heraldis.js';
+
+const webDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const exportDir = process.env.GM_EXPORT
+  ? path.resolve(process.env.GM_EXPORT)
+  : path.resolve(webDir, '../checkpoints/heraldis/export');
+
+const TOLERANCE = 1e-4;
+
+function perft(game, position, depth) {
+  const actions = game.legalActions(position);
+  if (depth === 1) {
+    return actions.length;
+  }
+  let total = 0;
+  for (const action of actions) {
+    total += perft(game, game.apply(position, action), depth - 1);
+  }
+  return total;
+}
+
+function cells(...names) {
+  return names.reduce((bits, name) => bits | (1 << parseCell(name)), 0);
+}
+
+function assertOneLineError(run, pattern) {
+  assert.throws(run, (error) => {
+    assert.ok(error instanceof Error, 'an Error');
+    assert.ok(!error.message.includes('\n'), `one line: ${JSON.stringify(error.message)}`);
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+describe('rules', () => {
+  const game = new Heraldis();
+
+  test('perft from the start matches the rules', () => {
+    const start = Position.start();
+    assert.deepEqual(
+      [1, 2, 3, 4].map((depth) => perft(game, start, depth)),
+      [15, 360, 8280, 182160],
+    );
+  });
+
+  test('the documented capture lines reach their positions and perft counts', () => {
+    const cases = [
+      [
+        'd5 e3 b1 b5 c5 d4 a5 xb1 a3 d1 b2 c3 c2 xd5',
+        'LDLD1/3D1/L1D1D/1LL2/1D1D1 l d5 14',
+        [14, 173, 2184, 22778],
+      ],
+      [
+        'd2 a5 e3 b3 b2 e1 xb3 b5 d5 a3 d1 d4 c2 xd2',
+        'DD1L1/3D1/DL2L/1LLD1/3LD l d2 14',
+        [13, 174, 2022, 23394],
+      ],
+    ];
+    for (const [moves, expected, counts] of cases) {
+      let position = Position.start();
+      for (const move of moves.split(' ')) {
+        position = game.play(position, move);
+      }
+      assert.equal(String(position), expected);
+      assert.deepEqual(
+        counts.map((_, index) => perft(game, position, index + 1)),
+        counts,
+      );
+    }
+    const position = game.parsePosition('LDLD1/3D1/L1D1D/1LL2/1D1D1 l d5 14');
+    assert.deepEqual(
+      game.legalMoves(position),
+      'a1 c1 e1 a2 d2 e2 b3 xc3 d3 a4 b4 c4 e4 e5'.split(' '),
+    );
+  });
+
+  test('the First Oath allows only empty Alliances', () => {
+    const start = Position.start();
+    const moves = game.legalMoves(start);
+    assert.equal(moves.length, 15);
+    for (const move of moves) {
+      assert.equal(game.layout.isHouse(parseCell(move)), false, move);
+    }
+  });
+
+  test('an empty reserve can only pass', () => {
+    // Light has its 13 pieces on the board, no four in a row, e1 free.
+    const position = game.parsePosition('LLDLL/DDLDD/LLDLL/DDLDD/LLDL1 l - 26');
+    assert.equal(position.reserve(0), 0);
+    assert.deepEqual(game.legalMoves(position), ['pass']);
+    const after = game.play(position, 'pass');
+    assert.deepEqual(game.legalMoves(after), ['e1']);
+  });
+
+  test('a finished game has no moves and its exact result', () => {
+    const won = game.parsePosition('5/1LLD1/D1L2/1LLD1/2LDD d - 11');
+    assert.deepEqual(game.legalMoves(won), []);
+    assert.deepEqual(game.result(won), { light: 1, draw: 0, dark: 0 });
+    const limit = new Heraldis(DEFAULT_LAYOUT, 4);
+    const late = limit.parsePosition('5/5/2L2/1DLD1/5 l - 4');
+    assert.deepEqual(limit.result(late), { light: 0, draw: 1, dark: 0 });
+    assert.deepEqual(limit.legalMoves(late), []);
+  });
+
+  test('the Truce forbids the retake for one turn only', () => {
+    const position = game.parsePosition('LDLD1/3D1/L1D1D/1LL2/1D1D1 l d5 14');
+    assert.equal(game.capturableBy(position, 0) & cells('d5'), 0);
+    assert.throws(() => game.play(position, 'xd5'), /illegal move/);
+  });
+
+  test('positions and layouts round-trip through their notation', () => {
+    for (const text of ['5/5/5/5/5 l - 0', 'DD1L1/3D1/DL2L/1LLD1/3LD l d2 14']) {
+      assert.equal(String(game.parsePosition(text)), text);
+    }
+    assert.equal(String(Layout.parse(DEFAULT_LAYOUT)), DEFAULT_LAYOUT);
+    assert.equal(String(Layout.parse(DEFAULT_LAYOUT.replace('OS', 'SO'))), DEFAULT_LAYOUT);
+  });
+
+  test('completing cells are exactly the cells that make a line', () => {
+    let state = 0x2545f491;
+    for (let round = 0; round < 2000; round += 1) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      const pieces = state & (state >>> 7) & ((1 << CELLS) - 1);
+      const completing = completingCells(pieces);
+      for (let cell = 0; cell < CELLS; cell += 1) {
+        if (!hasFourInRow(pieces & ~(1 << cell))) {
+          assert.equal(((completing >>> cell) & 1) === 1, hasFourInRow(pieces | (1 << cell)));
+        }
+      }
+    }
+  });
+
+  test('the encoding marks wins now and the opponent threats', () => {
+    const planes = game.encode(game.parsePosition('4D/5/5/LLL2/DD3 l - 6'));
+    assert.equal(planes.length, PLANE_COUNT * CELLS);
+    const marked = (plane) =>
+      [...planes.subarray(plane * CELLS, (plane + 1) * CELLS)]
+        .map((value, cell) => (value === 1 ? cell : -1))
+        .filter((cell) => cell >= 0);
+    assert.deepEqual(marked(11), [parseCell('d2')]);
+    assert.deepEqual(marked(13), [parseCell('d2')]);
+    assert.deepEqual(marked(12), []);
+    assert.equal(planes[29 * CELLS], 1);
+    assert.equal(planes[25 * CELLS], Math.fround(10 / 13));
+    assert.equal(planes[28 * CELLS], Math.fround(144 / 150));
+  });
+
+  test('temperature scaling keeps the order and sums to one', () => {
+    const scaled = scaleByTemperature([0.7, 0.2, 0.1], 2);
+    assert.ok(Math.abs(scaled.reduce((a, b) => a + b) - 1) < 1e-12);
+    assert.ok(scaled[0] > scaled[1] && scaled[1] > scaled[2]);
+    assert.ok(scaled[0] < 0.7);
+  });
+});
+
+describe('bad input', () => {
+  const game = new Heraldis();
+
+  test('malformed positions throw a one-line error', () => {
+    const cases = [
+      ['', /expected 4 fields/],
+      ['5/5/5/5/5 l -', /expected 4 fields/],
+      ['5/5/5/5 l - 0', /expected 5 ranks/],
+      ['5/5/5/5/6 l - 0', /bad character '6' in rank 1/],
+      ['5/5/5/5/X4 l - 0', /bad character 'X'/],
+      ['5/5/5/5/4LL l - 2', /rank 1 has more than 5 cells/],
+      ['5/5/5/5/4 l - 0', /rank 1 has 4 cells, expected 5/],
+      ['5/5/5/5/5 x - 0', /bad side 'x'/],
+      ['5/5/5/5/5 l z9 0', /bad truce 'z9'/],
+      ['5/5/5/5/5 l - -1', /bad ply '-1'/],
+      ['5/5/5/5/5 l - one', /bad ply 'one'/],
+      ['5/5/5/5/5 d - 0', /side 'd' cannot move at ply 0/],
+      ['5/5/5/5/5 l - 152', /beyond the limit of 150 plies/],
+      ['LL3/5/5/5/5 d - 1', /Light has 2 pieces after only 1 of its turns/],
+      ['LLLL1/DDDD1/5/5/5 l - 8', /the side to move already has four in a row/],
+      ['5/5/5/5/5 l c3 2', /truce cell c3 does not hold a piece/],
+      ['D4/5/5/5/5 l a5 2', /truce cell a5 is a House/],
+      ['5/5/5/5/5\nl - 0 extra', /expected 4 fields/],
+    ];
+    for (const [text, pattern] of cases) {
+      assertOneLineError(() => game.parsePosition(text), pattern);
+      assertOneLineError(() => game.parsePosition(text), /^invalid position '/);
+    }
+    assertOneLineError(() => game.parsePosition(42), /^invalid position/);
+  });
+
+  test('malformed layouts throw a one-line error', () => {
+    const cases = [
+      ['A S OS CS AC / LS LA O C OA', /expected 5 ranks/],
+      [DEFAULT_LAYOUT.replace('A S OS CS AC', 'A S OS CS'), /rank 5 has 4 cells/],
+      [DEFAULT_LAYOUT.replace('A S OS CS AC', 'A S OS CS AX'), /bad cell 'AX'/],
+      [DEFAULT_LAYOUT.replace('A S OS CS AC', 'A S OS CS AA'), /Alliance AA needs two distinct symbols/],
+      [DEFAULT_LAYOUT.replace('A S OS CS AC', 'A S OS CS A'), /expected exactly 10 Houses, found 11/],
+      [DEFAULT_LAYOUT.replace(/ S A$/, ' S L'), /symbol L is on 3 Houses/],
+    ];
+    for (const [text, pattern] of cases) {
+      assertOneLineError(() => Layout.parse(text), pattern);
+    }
+  });
+
+  test('illegal or malformed moves throw a one-line error', () => {
+    const start = Position.start();
+    assertOneLineError(() => game.play(start, 'a5'), /^invalid move 'a5': illegal move$/);
+    assertOneLineError(() => game.play(start, 'f1'), /expected a cell a1-e5/);
+    assertOneLineError(() => game.play(start, 'xc3'), /a capture needs an opponent piece/);
+    assertOneLineError(() => game.play(start, 'pass'), /illegal move/);
+  });
+});
+
+describe(`the export at ${exportDir}`, () => {
+  let description;
+  let model;
+  let session;
+  let grandMaitre;
+
+  before(async () => {
+    const json = path.join(exportDir, 'model.json');
+    if (!existsSync(json)) {
+      throw new Error(
+        `no export at ${exportDir}: run 'grandmaitre export --model checkpoints/heraldis --out DIR' and set GM_EXPORT=DIR`,
+      );
+    }
+    description = JSON.parse(readFileSync(json, 'utf8'));
+    model = readFileSync(path.join(exportDir, 'model.onnx'));
+    session = await ort.InferenceSession.create(model);
+    grandMaitre = await GrandMaitre.load(ort, { model, description });
+  });
+
+  test('describes the game, layout, ply limit and encoding this module speaks', () => {
+    assert.equal(description.game, 'heraldis');
+    assert.equal(typeof description.layout, 'string');
+    assert.equal(String(Layout.parse(description.layout)), String(grandMaitre.game.layout));
+    assert.equal(description.ply_limit, grandMaitre.game.plyLimit);
+    const version = description.encoding?.version ?? description.encoding_version;
+    assert.equal(version, ENCODING_VERSION);
+    assert.ok(Array.isArray(description.test_vectors) && description.test_vectors.length > 0);
+  });
+
+  test('the JS encoding equals the engine planes exactly', () => {
+    for (const vector of description.test_vectors) {
+      const position = grandMaitre.game.parsePosition(vector.position);
+      const planes = grandMaitre.game.encode(position);
+      assert.equal(vector.planes.length, PLANE_COUNT * CELLS, vector.position);
+      for (let index = 0; index < planes.length; index += 1) {
+        const expected = Math.fround(vector.planes[index]);
+        if (planes[index] !== expected) {
+          const plane = Math.floor(index / CELLS);
+          assert.fail(
+            `${vector.position}: plane ${plane} cell ${index % CELLS}: JS ${planes[index]}, engine ${expected}`,
+          );
+        }
+      }
+    }
+  });
+
+  test('the JS legal moves equal the engine legal moves', () => {
+    for (const vector of description.test_vectors) {
+      const position = grandMaitre.game.parsePosition(vector.position);
+      const moves = grandMaitre.game.legalMoves(position);
+      assert.deepEqual([...moves].sort(), [...vector.legal_moves].sort(), vector.position);
+    }
+  });
+
+  test('onnxruntime-node gives the engine logits on the engine planes', async () => {
+    const vectors = description.test_vectors;
+    const size = PLANE_COUNT * CELLS;
+    const planes = new Float32Array(vectors.length * size);
+    vectors.forEach((vector, index) => planes.set(vector.planes, index * size));
+    const outputs = await session.run({
+      planes: new ort.Tensor('float32', planes, [vectors.length, PLANE_COUNT, 5, 5]),
+    });
+    assert.deepEqual(outputs.policy_logits.dims, [vectors.length, ACTION_COUNT]);
+    assert.deepEqual(outputs.wdl_logits.dims, [vectors.length, 3]);
+    vectors.forEach((vector, index) => {
+      assertClose(
+        outputs.policy_logits.data.subarray(index * ACTION_COUNT, (index + 1) * ACTION_COUNT),
+        vector.policy_logits,
+        `${vector.position} policy`,
+      );
+      assertClose(
+        outputs.wdl_logits.data.subarray(index * 3, (index + 1) * 3),
+        vector.wdl_logits,
+        `${vector.position} wdl`,
+      );
+    });
+  });
+
+  test('the JS-encoded positions give the engine logits one by one', async () => {
+    for (const vector of description.test_vectors) {
+      const [{ policyLogits, wdlLogits }] = await grandMaitre.logits([vector.position]);
+      assertClose(policyLogits, vector.policy_logits, `${vector.position} policy`);
+      assertClose(wdlLogits, vector.wdl_logits, `${vector.position} wdl`);
+    }
+  });
+
+  test('evaluate gives the engine bar and best move', async () => {
+    for (const vector of description.test_vectors) {
+      const result = await grandMaitre.evaluate(vector.position);
+      assertClose(
+        [result.light, result.draw, result.dark],
+        [vector.bar.light, vector.bar.draw, vector.bar.dark],
+        `${vector.position} bar`,
+      );
+      assert.ok(Math.abs(result.light + result.draw + result.dark - 1) < 1e-9);
+      assert.equal(result.move, vector.best_move ?? null, `${vector.position} best move`);
+      assert.deepEqual([...result.legalMoves].sort(), [...vector.legal_moves].sort());
+    }
+  });
+
+  test('a batch evaluates as the positions one by one', async () => {
+    const texts = description.test_vectors.map((vector) => vector.position);
+    const batch = await grandMaitre.evaluateMany(texts);
+    for (const [index, text] of texts.entries()) {
+      const single = await grandMaitre.evaluate(text);
+      assertClose(
+        [batch[index].light, batch[index].draw, batch[index].dark],
+        [single.light, single.draw, single.dark],
+        text,
+      );
+      assert.equal(batch[index].move, single.move);
+    }
+  });
+
+  test('a finished game gives its exact result without a move', async () => {
+    const result = await grandMaitre.evaluate('5/1LLD1/D1L2/1LLD1/2LDD d - 11');
+    assert.deepEqual(result, { light: 1, draw: 0, dark: 0, move: null, legalMoves: [] });
+  });
+
+  test('evaluate rejects a malformed position with a one-line error', async () => {
+    await assert.rejects(grandMaitre.evaluate('5/5/5/5 l - 0'), (error) => {
+      assert.match(error.message, /^invalid position '5\/5\/5\/5 l - 0': expected 5 ranks/);
+      assert.ok(!error.message.includes('\n'));
+      return true;
+    });
+  });
+});
+
+function assertClose(actual, expected, label) {
+  assert.equal(actual.length, expected.length, `${label}: length`);
+  for (let index = 0; index < expected.length; index += 1) {
+    const gap = Math.abs(actual[index] - expected[index]);
+    if (!(gap <= TOLERANCE)) {
+      assert.fail(`${label}[${index}]: ${actual[index]} vs ${expected[index]} (gap ${gap})`);
+    }
+  }
+}
