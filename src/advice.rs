@@ -27,6 +27,8 @@ use grandmaitre_engine::search::{ChildReport, Evaluator};
 use grandmaitre_engine::search::{MoveChoice, Search, SearchConfig, SearchResult};
 use grandmaitre_engine::{Action, Game, Outcome, Player};
 use grandmaitre_model::Calibration;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 
 /// Simulations of the bar's search.
 pub const BAR_SIMULATIONS: u32 = 64;
@@ -41,61 +43,32 @@ pub struct Level {
     /// Temperature of the move choice on visit counts (0: the most
     /// visited move).
     pub temperature: f32,
+    /// Probability of a uniformly random legal move instead of the search's.
+    pub noise: f64,
 }
 
 /// Levels 1 to 10.
 pub const LEVELS: [Level; 10] = [
-    Level {
-        number: 1,
-        simulations: 2,
-        temperature: 1.0,
-    },
-    Level {
-        number: 2,
-        simulations: 4,
-        temperature: 1.0,
-    },
-    Level {
-        number: 3,
-        simulations: 8,
-        temperature: 0.8,
-    },
-    Level {
-        number: 4,
-        simulations: 16,
-        temperature: 0.6,
-    },
-    Level {
-        number: 5,
-        simulations: 32,
-        temperature: 0.4,
-    },
-    Level {
-        number: 6,
-        simulations: 64,
-        temperature: 0.2,
-    },
-    Level {
-        number: 7,
-        simulations: 128,
-        temperature: 0.0,
-    },
-    Level {
-        number: 8,
-        simulations: 256,
-        temperature: 0.0,
-    },
-    Level {
-        number: 9,
-        simulations: 512,
-        temperature: 0.0,
-    },
-    Level {
-        number: 10,
-        simulations: 1600,
-        temperature: 0.0,
-    },
+    level(1, 8, 1.0, 0.6),
+    level(2, 8, 1.0, 0.35),
+    level(3, 8, 1.0, 0.15),
+    level(4, 8, 0.6, 0.0),
+    level(5, 16, 0.3, 0.0),
+    level(6, 16, 0.1, 0.0),
+    level(7, 50, 0.0, 0.0),
+    level(8, 200, 0.0, 0.0),
+    level(9, 800, 0.0, 0.0),
+    level(10, 3200, 0.0, 0.0),
 ];
+
+const fn level(number: u32, simulations: u32, temperature: f32, noise: f64) -> Level {
+    Level {
+        number,
+        simulations,
+        temperature,
+        noise,
+    }
+}
 
 /// The level of the advice.
 pub const ADVICE_LEVEL: u32 = 10;
@@ -118,10 +91,45 @@ impl Level {
         }
     }
 
+    /// The level's way of choosing moves.
+    pub fn setting(&self) -> Setting {
+        Setting {
+            config: self.search_config(),
+            choice: self.choice(),
+            noise: self.noise,
+        }
+    }
+
     /// How the level chooses its move after the search.
     pub fn choice(&self) -> MoveChoice {
         MoveChoice::Visits {
             temperature: self.temperature,
+        }
+    }
+}
+
+/// How a move is chosen: the search, the choice among searched moves, and
+/// the probability of a random move instead.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setting {
+    /// The search.
+    pub config: SearchConfig,
+    /// The choice after it.
+    pub choice: MoveChoice,
+    /// Probability of a uniformly random legal move instead.
+    pub noise: f64,
+}
+
+impl Setting {
+    /// `simulations` and the most visited move, without noise.
+    pub fn simulations(simulations: u32) -> Setting {
+        Setting {
+            config: SearchConfig {
+                simulations,
+                ..SearchConfig::default()
+            },
+            choice: MoveChoice::Visits { temperature: 0.0 },
+            noise: 0.0,
         }
     }
 }
@@ -140,14 +148,15 @@ pub struct Advice {
     pub wdl: [f32; 3],
     /// A proven result for the side to move, if the search found one.
     pub proof: Option<Outcome>,
-    /// Every move searched, most visited first, with its values for the side
-    /// to move.
+    /// Every move, the one played first and then the most visited, with
+    /// their values for the side to move.
     pub alternatives: Vec<ChildReport>,
     /// Simulations run.
     pub simulations: u32,
 }
 
-/// Searches `state` with `config` and chooses a move by `choice`.
+/// Searches `state` as `setting` says and chooses a move (a random one
+/// with the setting's noise probability).
 ///
 /// # Panics
 ///
@@ -156,23 +165,34 @@ pub fn advise<G: Game, E: Evaluator<G>>(
     game: &G,
     state: &G::State,
     evaluator: &E,
-    config: SearchConfig,
-    choice: MoveChoice,
+    setting: &Setting,
     calibration: Option<&Calibration>,
     seed: u64,
 ) -> Advice {
-    let simulations = config.simulations;
-    let mut search = Search::new(game.clone(), state.clone(), config, seed);
+    let simulations = setting.config.simulations;
+    let mut search = Search::new(game.clone(), state.clone(), setting.config.clone(), seed);
     let result = search.run(evaluator);
     let principal_variation = search.principal_variation(12);
-    let action = search.choose_move(choice);
+    let mut action = search.choose_move(setting.choice);
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x0B1A_DE5);
+    if setting.noise > 0.0 && rng.random_bool(setting.noise.min(1.0)) {
+        let mut actions = Vec::new();
+        game.legal_actions(state, &mut actions);
+        action = actions[rng.random_range(0..actions.len())];
+    }
+    let mut alternatives = result.children.clone();
+    // The move played first, then the others by visits (already sorted).
+    if let Some(index) = alternatives.iter().position(|c| c.action == action) {
+        let chosen = alternatives.remove(index);
+        alternatives.insert(0, chosen);
+    }
     Advice {
         action,
         principal_variation,
         side: result.side,
         wdl: shown_wdl(&result, calibration),
         proof: result.proof,
-        alternatives: result.children,
+        alternatives,
         simulations,
     }
 }
@@ -248,8 +268,15 @@ mod tests {
     fn levels_grow_in_search_and_shrink_in_randomness() {
         for pair in LEVELS.windows(2) {
             assert_eq!(pair[1].number, pair[0].number + 1);
-            assert!(pair[1].simulations > pair[0].simulations);
+            assert!(pair[1].simulations >= pair[0].simulations);
             assert!(pair[1].temperature <= pair[0].temperature);
+            assert!(pair[1].noise <= pair[0].noise);
+            // Each level is stronger in at least one respect.
+            assert!(
+                pair[1].simulations > pair[0].simulations
+                    || pair[1].temperature < pair[0].temperature
+                    || pair[1].noise < pair[0].noise
+            );
         }
         assert_eq!(Level::get(ADVICE_LEVEL).map(|l| l.temperature), Ok(0.0));
         assert!(Level::get(0).is_err() && Level::get(11).is_err());
@@ -265,8 +292,7 @@ mod tests {
             &game,
             &state,
             &UniformEvaluator,
-            Level::get(7).expect("level").search_config(),
-            Level::get(7).expect("level").choice(),
+            &Level::get(7).expect("level").setting(),
             None,
             7,
         );

@@ -207,6 +207,9 @@ pub struct CalibrateArgs {
     /// Engine games to play; half fit the calibration, half measure it.
     #[arg(long, default_value_t = 1000)]
     pub games: u32,
+    /// The level whose games are played (default 10, the advice).
+    #[arg(long, default_value_t = 10)]
+    pub level: u32,
     /// Random plies of each opening are drawn between 1 and this.
     #[arg(long, default_value_t = 4)]
     pub opening_plies: u32,
@@ -272,6 +275,35 @@ pub enum BenchCommand {
     /// Latency of the win-probability bar (network + small search) on one
     /// thread.
     Winprob(BenchWinprobArgs),
+    /// Training-step throughput (samples/s) of burn's backends, from the
+    /// same weights on the same batch.
+    Train(BenchTrainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchTrainArgs {
+    /// Backends to time, separated by commas: flex, ndarray, tch (tch needs
+    /// a build with the tch feature; otherwise it is reported unavailable).
+    #[arg(long, default_value = "flex,tch")]
+    pub backends: String,
+    /// The device: cpu, or cuda (tch only).
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// Channels of the network's tower.
+    #[arg(long, default_value_t = 32)]
+    pub channels: usize,
+    /// Residual blocks of the network.
+    #[arg(long, default_value_t = 4)]
+    pub blocks: usize,
+    /// Samples per step.
+    #[arg(long, default_value_t = 256)]
+    pub batch: usize,
+    /// Timed steps per backend.
+    #[arg(long, default_value_t = 10)]
+    pub steps: usize,
+    /// Untimed steps before them.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: usize,
 }
 
 #[derive(Debug, Args)]

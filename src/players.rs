@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use burn::tensor::Device;
-use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent};
+use grandmaitre_engine::agent::{Agent, MctsAgent, NoisyAgent, RandomAgent};
 use grandmaitre_engine::search::{MoveChoice, RolloutEvaluator, SearchConfig, UniformEvaluator};
 use grandmaitre_model::{Calibration, Checkpoint, InferenceNetwork, NetworkEvaluator};
 
@@ -47,7 +47,7 @@ pub enum PlayerSpec {
 }
 
 /// Optional search settings of a network player:
-/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5`.
+/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SearchTuning {
     /// PUCT exploration constant (`cpuct`).
@@ -60,6 +60,8 @@ pub struct SearchTuning {
     /// Move-choice temperature on visit counts (`temp`; 0 takes the most
     /// visited move).
     pub temperature: f32,
+    /// Probability of a uniformly random legal move instead (`noise`).
+    pub noise: f64,
 }
 
 impl SearchTuning {
@@ -128,7 +130,9 @@ impl PlayerSpec {
             "rollout" => &["sims", "rollouts"],
             "uniform" => &["sims"],
             "alphabeta" => &["depth"],
-            "mcts" => &["model", "sims", "cpuct", "fpu", "lcb", "temp", "level"],
+            "mcts" => &[
+                "model", "sims", "cpuct", "fpu", "lcb", "temp", "noise", "level",
+            ],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, rollout, uniform or alphabeta)"
             ),
@@ -169,6 +173,13 @@ impl PlayerSpec {
                             Some(_) => bail!("invalid player '{text}': lcb must be 0 or 1"),
                         },
                         temperature: real("temp")?.unwrap_or(level.map_or(0.0, |l| l.temperature)),
+                        noise: match real("noise")? {
+                            Some(p) if p > 1.0 => {
+                                bail!("invalid player '{text}': noise must be between 0 and 1")
+                            }
+                            Some(p) => f64::from(p),
+                            None => level.map_or(0.0, |l| l.noise),
+                        },
                     },
                 }
             }
@@ -251,7 +262,7 @@ impl PreparedPlayer {
                 ..
             } => {
                 let evaluator = self.evaluator.clone().context("network loaded")?;
-                Box::new(MctsAgent::new(
+                let search: Box<dyn Agent<G>> = Box::new(MctsAgent::new(
                     tuning.apply(SearchConfig {
                         simulations,
                         ..SearchConfig::default()
@@ -259,7 +270,12 @@ impl PreparedPlayer {
                     evaluator,
                     tuning.choice(),
                     seed,
-                ))
+                ));
+                if tuning.noise > 0.0 {
+                    Box::new(NoisyAgent::new(search, tuning.noise, seed))
+                } else {
+                    search
+                }
             }
             PlayerSpec::Random => Box::new(RandomAgent::new(seed)),
             PlayerSpec::Rollout {

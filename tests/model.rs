@@ -1,5 +1,6 @@
 //! End-to-end tests of the commands that use a network: `bench nn`,
-//! `export`, and players guided by a checkpoint in `arena` and `gtp`.
+//! `export`, `advise`, `winprob`, `calibrate`, and players guided by a
+//! checkpoint in `arena` and `gtp`.
 
 use std::path::Path;
 
@@ -70,10 +71,44 @@ fn export_writes_onnx_and_its_description() {
             .expect("JSON");
     assert_eq!(description["game"], "heraldis");
     assert_eq!(
-        description["input"]["planes"].as_array().map(Vec::len),
+        description["encoding"]["planes"].as_array().map(Vec::len),
         Some(30)
     );
     assert_eq!(description["network"]["channels"], 8);
+    assert_eq!(description["calibration"], serde_json::Value::Null);
+    // Test vectors: the start position first, each with 30 × 25 planes,
+    // 26 policy logits, 3 value logits and a bar that sums to one.
+    let vectors = description["test_vectors"]
+        .as_array()
+        .expect("test vectors");
+    assert!(vectors.len() >= 10);
+    assert_eq!(vectors[0]["position"], "5/5/5/5/5 l - 0");
+    for vector in vectors {
+        assert_eq!(vector["planes"].as_array().map(Vec::len), Some(750));
+        assert_eq!(vector["policy_logits"].as_array().map(Vec::len), Some(26));
+        assert_eq!(vector["wdl_logits"].as_array().map(Vec::len), Some(3));
+        let bar = &vector["bar"];
+        let sum: f64 = ["light", "draw", "dark"]
+            .iter()
+            .map(|k| bar[k].as_f64().expect("probability"))
+            .sum();
+        assert!((sum - 1.0).abs() < 1e-5, "{bar}");
+        let best = vector["best_move"].as_str().expect("a move");
+        assert!(
+            vector["legal_moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .any(|m| m == best)
+        );
+    }
+    let tensors = std::fs::read(out.join("weights.safetensors")).expect("safetensors");
+    // A safetensors file starts with the little-endian length of its JSON
+    // header.
+    let header = u64::from_le_bytes(tensors[..8].try_into().expect("8 bytes")) as usize;
+    assert!(String::from_utf8_lossy(&tensors[8..8 + header]).contains("stem.weight"));
+    let module = std::fs::read_to_string(out.join("heraldis.js")).expect("module");
+    assert!(module.contains("export class GrandMaitre"));
 }
 
 #[test]
@@ -139,4 +174,141 @@ fn missing_or_corrupt_models_get_one_line_errors() {
         !directory.path().join("x").exists(),
         "no export left behind"
     );
+}
+
+#[test]
+fn advise_gives_the_move_line_values_and_alternatives() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let model = fresh_checkpoint(directory.path());
+    // Light to move wins at d2 (a2 b2 c2 d2).
+    let output = grandmaitre()
+        .args([
+            "advise",
+            "--model",
+            &model,
+            "--position",
+            "5/5/5/LLL2/DDD2 l - 6",
+        ])
+        .args(["--sims", "64", "--json"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["move"], "d2");
+    assert_eq!(report["principal_variation"][0], "d2");
+    assert_eq!(report["side_to_move"], "light");
+    assert_eq!(report["proven"], "win");
+    assert_eq!(
+        (report["light"].as_f64(), report["dark"].as_f64()),
+        (Some(1.0), Some(0.0))
+    );
+    assert_eq!(report["level"], serde_json::Value::Null);
+    assert_eq!(report["simulations"], 64);
+    assert_eq!(report["calibrated"], false);
+    let alternatives = report["alternatives"].as_array().expect("alternatives");
+    assert_eq!(alternatives.len(), 5);
+    assert_eq!(alternatives[0]["move"], "d2");
+
+    // A level, in text.
+    let output = grandmaitre()
+        .args(["advise", "--model", &model, "--level", "3", "--moves", "a2"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(text.contains("(dark to move)"), "{text}");
+    assert!(text.contains("level 3, 8 simulations"), "{text}");
+}
+
+#[test]
+fn winprob_is_a_distribution_seen_from_light() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let model = fresh_checkpoint(directory.path());
+    let read = |position: &str| -> serde_json::Value {
+        let output = grandmaitre()
+            .args([
+                "winprob",
+                "--model",
+                &model,
+                "--position",
+                position,
+                "--json",
+            ])
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{output:?}");
+        serde_json::from_slice(&output.stdout).expect("JSON")
+    };
+    let start = read("5/5/5/5/5 l - 0");
+    let sum: f64 = ["light", "draw", "dark"]
+        .iter()
+        .map(|k| start[k].as_f64().expect("probability"))
+        .sum();
+    assert!((sum - 1.0).abs() < 1e-5, "{start}");
+    assert_eq!(start["finished"], false);
+    assert_eq!(start["simulations"], 64);
+    // Dark to move, Light has four in a row: over, Light won.
+    let over = read("5/5/5/LLLL1/DDD2 d - 7");
+    assert_eq!(over["light"], 1.0);
+    assert_eq!(over["finished"], true);
+    // Dark to move can win at d1 (a1 b1 c1): the search proves it.
+    let dark = read("4L/4L/5/LL3/DDD2 d - 7");
+    assert_eq!(dark["dark"], 1.0, "{dark}");
+}
+
+#[test]
+fn calibrate_fits_stores_and_reports() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let model = fresh_checkpoint(directory.path());
+    let report = directory.path().join("report");
+    let output = grandmaitre()
+        .args(["calibrate", "--model", &model, "--games", "6", "--report"])
+        .arg(&report)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(text.contains("| ECE, worst outcome |"), "{text}");
+    for file in ["calibration.md", "calibration.json", "reliability.png"] {
+        assert!(report.join(file).is_file(), "{file}");
+    }
+    let stored: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(Path::new(&model).join("checkpoint.json")).expect("checkpoint.json"),
+    )
+    .expect("JSON");
+    let temperature = stored["calibration"]["temperature"].as_f64().expect("T");
+    assert!(temperature > 0.0);
+    assert_eq!(stored["calibration"]["test_games"], 3);
+    // The checkpoint still loads, and now says it is calibrated.
+    let output = grandmaitre()
+        .args(["winprob", "--model", &model, "--json"])
+        .output()
+        .expect("runs");
+    let bar: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(bar["calibrated"], true);
+}
+
+#[test]
+fn advice_commands_refuse_bad_input_in_one_line() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let model = fresh_checkpoint(directory.path());
+    let cases: [&[&str]; 7] = [
+        &["advise", "--position", "5/5/5/5 l - 0"],
+        &["advise", "--layout", "A S"],
+        &["advise", "--level", "11"],
+        &["advise", "--moves", "b2"],
+        &["advise", "--position", "5/5/5/LLLL1/DDD2 d - 7"],
+        &["winprob", "--position", "5/5/5/5/5 x - 0"],
+        &["calibrate", "--games", "2"],
+    ];
+    for args in cases {
+        let output = grandmaitre()
+            .args(args)
+            .args(["--model", &model])
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).expect("utf-8");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
 }

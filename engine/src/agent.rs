@@ -47,6 +47,53 @@ impl<G: Game> Agent<G> for RandomAgent {
     }
 }
 
+/// Another agent that, with a fixed probability, plays a uniformly random
+/// legal move instead: the blunders of a gentle playing level.
+pub struct NoisyAgent<G: Game> {
+    inner: Box<dyn Agent<G>>,
+    probability: f64,
+    random: RandomAgent,
+    rng: SmallRng,
+}
+
+impl<G: Game> std::fmt::Debug for NoisyAgent<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NoisyAgent")
+            .field("probability", &self.probability)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<G: Game> NoisyAgent<G> {
+    /// `inner`, replaced by a random move with `probability` (0 to 1).
+    pub fn new(inner: Box<dyn Agent<G>>, probability: f64, seed: u64) -> NoisyAgent<G> {
+        NoisyAgent {
+            inner,
+            probability: probability.clamp(0.0, 1.0),
+            random: RandomAgent::new(seed ^ 0x0B1A_DE5),
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl<G: Game> Agent<G> for NoisyAgent<G> {
+    fn select(&mut self, game: &G, state: &G::State) -> Action {
+        if self.rng.random_bool(self.probability) {
+            self.random.select(game, state)
+        } else {
+            self.inner.select(game, state)
+        }
+    }
+
+    fn observe(&mut self, game: &G, state: &G::State, action: Action) {
+        self.inner.observe(game, state, action);
+    }
+
+    fn last_result(&self) -> Option<&SearchResult> {
+        self.inner.last_result()
+    }
+}
+
 /// A Monte-Carlo tree search with some evaluator (random rollouts, the
 /// uniform policy or a network), keeping its tree between moves when the
 /// configuration asks for it.
@@ -146,5 +193,38 @@ impl<G: Game, E: Evaluator<G> + Send> Agent<G> for MctsAgent<G, E> {
 
     fn last_result(&self) -> Option<&SearchResult> {
         self.last.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::heraldis::Heraldis;
+
+    /// Always plays the first legal move.
+    struct First;
+
+    impl<G: Game> Agent<G> for First {
+        fn select(&mut self, game: &G, state: &G::State) -> Action {
+            let mut actions = Vec::new();
+            game.legal_actions(state, &mut actions);
+            actions[0]
+        }
+    }
+
+    fn moves_played(probability: f64) -> std::collections::HashSet<Action> {
+        let game = Heraldis::default();
+        let state = game.initial_state();
+        let mut agent = NoisyAgent::<Heraldis>::new(Box::new(First), probability, 3);
+        (0..300).map(|_| agent.select(&game, &state)).collect()
+    }
+
+    #[test]
+    fn without_noise_the_inner_agent_plays_and_with_full_noise_every_move_appears() {
+        assert_eq!(moves_played(0.0).len(), 1);
+        // 15 Alliance cells are legal on the first move.
+        assert_eq!(moves_played(1.0).len(), 15);
+        let some = moves_played(0.3).len();
+        assert!(some > 1 && some <= 15, "{some}");
     }
 }

@@ -6,12 +6,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use grandmaitre_engine::search::{MoveChoice, SearchConfig};
 use grandmaitre_engine::{Game, Outcome};
 use serde_json::json;
 
 use super::{CliGame, GameTask};
-use crate::advice::{self, ADVICE_LEVEL, BAR_SIMULATIONS, Level};
+use crate::advice::{self, ADVICE_LEVEL, BAR_SIMULATIONS, Level, Setting};
 use crate::players::{load_model, model_or_shipped};
 
 /// `advise`: the move, its line, the values, the alternatives.
@@ -56,20 +55,13 @@ impl GameTask for Advise {
                 outcome_name(Some(outcome)).unwrap_or("over")
             );
         }
-        let (config, choice, level) = match (self.level, self.simulations) {
+        let (setting, level) = match (self.level, self.simulations) {
             (_, Some(0)) => bail!("--sims must be a positive whole number"),
-            (_, Some(simulations)) => (
-                SearchConfig {
-                    simulations,
-                    ..SearchConfig::default()
-                },
-                MoveChoice::Visits { temperature: 0.0 },
-                None,
-            ),
+            (_, Some(simulations)) => (Setting::simulations(simulations), None),
             (number, None) => {
                 let level =
                     Level::get(number.unwrap_or(ADVICE_LEVEL)).map_err(anyhow::Error::msg)?;
-                (level.search_config(), level.choice(), Some(level.number))
+                (level.setting(), Some(level.number))
             }
         };
         let path = model_or_shipped::<G>(self.model.as_deref())?;
@@ -78,8 +70,7 @@ impl GameTask for Advise {
             game,
             &state,
             &evaluator,
-            config,
-            choice,
+            &setting,
             calibration.as_ref(),
             self.seed,
         );

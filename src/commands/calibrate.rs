@@ -1,7 +1,8 @@
 //! `grandmaitre calibrate`: fits the bar's temperature on engine games and
 //! measures it on held-out ones.
 //!
-//! The engine plays itself at the advice level from random openings (1 to
+//! The engine plays itself at the advice level (10, or `--level`) from
+//! random openings (1 to
 //! `--opening-plies` random plies, no noise afterwards). At every position
 //! the bar's search (network + [`BAR_SIMULATIONS`]) gives the uncalibrated
 //! P(Light wins), P(draw), P(Dark wins); the game's result is the label.
@@ -30,7 +31,7 @@ use serde_json::json;
 
 use super::export::write_atomically;
 use super::{CliGame, GameTask, PositionArgs, with_position};
-use crate::advice::{self, ADVICE_LEVEL, BAR_SIMULATIONS, Level};
+use crate::advice::{self, BAR_SIMULATIONS, Level};
 use crate::cli::CalibrateArgs;
 use crate::players::{load_model, model_or_shipped};
 use crate::plot::{ReliabilityPanel, reliability_diagram};
@@ -143,7 +144,7 @@ impl GameTask for Calibrate {
         let args = &self.args;
         let path = model_or_shipped::<G>(args.model.as_deref())?;
         let (evaluator, _) = load_model(&path, game.spec())?;
-        let level = Level::get(ADVICE_LEVEL).map_err(anyhow::Error::msg)?;
+        let level = Level::get(args.level).map_err(anyhow::Error::msg)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(args.threads.unwrap_or(0))
             .build()
@@ -160,7 +161,7 @@ impl GameTask for Calibrate {
             (0..args.games)
                 .into_par_iter()
                 .filter_map(|index| {
-                    let played = play(game, &evaluator, level.search_config(), args, index);
+                    let played = play(game, &evaluator, &level, args, index);
                     progress.inc(1);
                     played
                 })
@@ -239,7 +240,7 @@ impl GameTask for Calibrate {
         }
         let summary = format!(
             "model {}\n{} games ({} positions fit the temperature, {} held-out games with {} positions measure it), \
-             advice level {} ({} simulations), bar {} simulations, openings of 1–{} random plies, seed {}\n\
+             level {} ({} simulations), bar {} simulations, openings of 1–{} random plies, seed {}\n\
              temperature T = {temperature:.4}\n\
              network alone (no search): T = {network_temperature:.4}, worst-outcome ECE {:.4} → {:.4}, \
              log-loss {:.4} → {:.4}\n",
@@ -350,7 +351,7 @@ fn store(path: &Path, calibration: Calibration) -> Result<()> {
 fn play<G: CliGame, E: grandmaitre_engine::search::Evaluator<G>>(
     game: &G,
     evaluator: &E,
-    config: SearchConfig,
+    level: &Level,
     args: &CalibrateArgs,
     index: u32,
 ) -> Option<Played> {
@@ -370,8 +371,13 @@ fn play<G: CliGame, E: grandmaitre_engine::search::Evaluator<G>>(
         simulations: 1,
         ..SearchConfig::default()
     };
-    let mut search = Search::new(game.clone(), state.clone(), config, u64::from(index));
-    let choice = Level::get(ADVICE_LEVEL).ok()?.choice();
+    let mut search = Search::new(
+        game.clone(),
+        state.clone(),
+        level.search_config(),
+        u64::from(index),
+    );
+    let choice = level.choice();
     while game.outcome(&state).is_none() {
         let bar = advice::bar_search(game, &state, evaluator);
         let wdl = advice::for_first_player(bar.side, bar.wdl);

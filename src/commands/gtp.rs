@@ -17,6 +17,8 @@ use std::sync::Arc;
 use grandmaitre_engine::search::{Evaluator, MoveChoice, RolloutEvaluator, SearchConfig};
 use grandmaitre_engine::{Action, Outcome, Player};
 use grandmaitre_model::Calibration;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 
 use super::{CliGame, GameTask};
 
@@ -97,6 +99,9 @@ pub struct Session<G: CliGame> {
     state: G::State,
     agent: MctsAgent<G, SharedEvaluator<G>>,
     calibration: Option<Calibration>,
+    /// Probability of a random move instead of the search's (the level's).
+    noise: f64,
+    rng: SmallRng,
     quit: bool,
 }
 
@@ -121,6 +126,8 @@ impl<G: CliGame> Session<G> {
             state,
             agent,
             calibration,
+            noise: 0.0,
+            rng: SmallRng::seed_from_u64(1),
             quit: false,
         }
     }
@@ -210,6 +217,7 @@ impl<G: CliGame> Session<G> {
                 config.simulations = level.simulations;
                 self.agent.set_config(config);
                 self.agent.set_choice(level.choice());
+                self.noise = level.noise;
                 Ok(String::new())
             }
             "gm-winprob" => self.winprob(),
@@ -252,7 +260,13 @@ impl<G: CliGame> Session<G> {
         if player != self.game.current_player(&self.state) {
             return Err(format!("it is not {arguments}'s turn"));
         }
-        let action = self.agent.select(&self.game, &self.state);
+        let action = if self.noise > 0.0 && self.rng.random_bool(self.noise) {
+            let mut actions = Vec::new();
+            self.game.legal_actions(&self.state, &mut actions);
+            actions[self.rng.random_range(0..actions.len())]
+        } else {
+            self.agent.select(&self.game, &self.state)
+        };
         let text = self.game.format_action(&self.state, action);
         self.apply(action);
         Ok(text)

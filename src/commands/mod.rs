@@ -5,6 +5,7 @@ mod advise;
 mod arena;
 mod bench;
 mod bench_nn;
+mod bench_train;
 mod calibrate;
 mod export;
 mod gtp;
@@ -71,6 +72,7 @@ pub fn run(cli: Cli) -> Result<()> {
             },
         ),
         Command::Bench(BenchCommand::Nn(args)) => bench_nn::run(args),
+        Command::Bench(BenchCommand::Train(args)) => bench_train::run(args),
         Command::Bench(BenchCommand::Winprob(args)) => {
             let position = PositionArgs {
                 game: "heraldis".to_string(),

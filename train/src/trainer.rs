@@ -74,6 +74,18 @@ impl Trainer {
         &self.config
     }
 
+    /// The losses of `batch` for the network as it stands, computed as a
+    /// step computes them (batch statistics in batch norm) but without a
+    /// step. Like a step, it moves batch norm's running statistics toward
+    /// the batch's.
+    pub fn losses(&self, batch: &Batch) -> Losses {
+        let (policy, value) = losses(self.training_network(), &self.config, batch, &self.device);
+        Losses {
+            policy: scalar(policy),
+            value: scalar(value),
+        }
+    }
+
     /// One step on `batch` at learning rate `learning_rate`.
     pub fn step(&mut self, batch: &Batch, learning_rate: f64) -> Losses {
         let (policy, value) = losses(self.training_network(), &self.config, batch, &self.device);

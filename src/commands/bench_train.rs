@@ -1,0 +1,166 @@
+//! `grandmaitre bench train`: training-step throughput (samples/s) of burn's
+//! backends, on one batch of random positions and the same initial weights,
+//! measured in one run.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use burn::module::Module;
+use burn::store::ModuleRecord;
+use burn::tensor::Device;
+use grandmaitre_engine::Game;
+use grandmaitre_engine::heraldis::Heraldis;
+use grandmaitre_model::{Backend, Network, NetworkConfig};
+use grandmaitre_train::config::OptimizerSettings;
+use grandmaitre_train::samples::Batch;
+use grandmaitre_train::trainer::{Losses, Trainer};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::cli::BenchTrainArgs;
+
+/// What one backend measured.
+struct Measurement {
+    samples_per_second: f64,
+    seconds_per_step: f64,
+    losses: Losses,
+}
+
+/// Runs the benchmark.
+pub fn run(args: BenchTrainArgs) -> Result<()> {
+    let backends: Vec<Backend> = args
+        .backends
+        .split(',')
+        .map(|name| name.trim().parse::<Backend>().map_err(anyhow::Error::msg))
+        .collect::<Result<_>>()
+        .context("in --backends")?;
+    let cuda = match args.device.as_str() {
+        "cpu" => false,
+        "cuda" => true,
+        other => bail!("unknown device '{other}': expected cpu or cuda"),
+    };
+    for (name, value) in [
+        ("--channels", args.channels),
+        ("--blocks", args.blocks),
+        ("--batch", args.batch),
+        ("--steps", args.steps),
+    ] {
+        if value == 0 {
+            bail!("{name} must be positive");
+        }
+    }
+    let game = Heraldis::default();
+    let config = NetworkConfig::for_game(game.spec())
+        .with_channels(args.channels)
+        .with_blocks(args.blocks);
+    // One network and one batch, so that every backend does the same work
+    // from the same weights.
+    let network = config.init(&Device::flex());
+    let weights = network.into_record().into_bytes()?;
+    let batch = random_batch(&game, args.batch, 1);
+    println!(
+        "network: {} channels × {} blocks ({:.2} M multiply-adds per position); batch {}, {} warm-up + {} timed AdamW steps",
+        config.channels,
+        config.blocks,
+        config.multiply_adds() as f64 / 1e6,
+        args.batch,
+        args.warmup,
+        args.steps
+    );
+    let mut measured: Vec<(Backend, f64)> = Vec::new();
+    for backend in backends {
+        let device = match backend.device(cuda) {
+            Ok(device) => device,
+            Err(reason) => {
+                println!("{backend:<8} unavailable: {reason}");
+                continue;
+            }
+        };
+        let record = ModuleRecord::from_bytes(weights.clone())?;
+        let network = config
+            .init(&device)
+            .try_load_record(record)
+            .with_context(|| format!("loading the weights on {backend}"))?;
+        let result = measure(network, &config, &device, &batch, &args);
+        println!(
+            "{backend:<8} {:>8.0} samples/s   {:>8.1} ms/step   loss after the steps: policy {:.4}, value {:.4}",
+            result.samples_per_second,
+            1e3 * result.seconds_per_step,
+            result.losses.policy,
+            result.losses.value
+        );
+        measured.push((backend, result.samples_per_second));
+    }
+    match measured.as_slice() {
+        [] => bail!("no backend of --backends '{}' is available", args.backends),
+        [(base, base_speed), rest @ ..] => {
+            for (backend, speed) in rest {
+                println!("{backend}/{base}: {:.2}", speed / base_speed);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Warm-up steps, then `args.steps` timed steps on `batch`.
+fn measure(
+    network: Network,
+    config: &NetworkConfig,
+    device: &Device,
+    batch: &Batch,
+    args: &BenchTrainArgs,
+) -> Measurement {
+    // The default training settings' learning rate and weight decay.
+    let optimizer = OptimizerSettings::default();
+    let mut trainer = Trainer::new(network, config.clone(), device, optimizer.weight_decay, 0);
+    for _ in 0..args.warmup {
+        trainer.step(batch, optimizer.learning_rate);
+    }
+    let start = Instant::now();
+    let mut losses = trainer.losses(batch);
+    for _ in 0..args.steps {
+        // A step reads its losses back, so each one has finished on the
+        // device before the next starts.
+        losses = trainer.step(batch, optimizer.learning_rate);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    Measurement {
+        samples_per_second: (args.steps * batch.size) as f64 / seconds,
+        seconds_per_step: seconds / args.steps as f64,
+        losses,
+    }
+}
+
+/// `size` positions of random games with valid targets: a random
+/// distribution over the legal moves (none in a finished position) and a
+/// random result.
+fn random_batch(game: &Heraldis, size: usize, seed: u64) -> Batch {
+    let spec = game.spec();
+    let per_position = spec.observation_len();
+    let actions = spec.action_count;
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut batch = Batch {
+        size,
+        planes: vec![0.0; size * per_position],
+        policy: vec![0.0; size * actions],
+        policy_weight: vec![0.0; size],
+        outcome: vec![0.0; size * 3],
+    };
+    let mut legal = Vec::new();
+    let states = grandmaitre_engine::game::random_states(game, size, 30, seed);
+    for (row, state) in states.iter().enumerate() {
+        game.encode(
+            state,
+            &mut batch.planes[row * per_position..(row + 1) * per_position],
+        );
+        game.legal_actions(state, &mut legal);
+        let weights: Vec<f32> = legal.iter().map(|_| rng.random_range(0.1..1.0)).collect();
+        let total: f32 = weights.iter().sum();
+        for (action, weight) in legal.iter().zip(&weights) {
+            batch.policy[row * actions + action.index()] = weight / total;
+        }
+        batch.policy_weight[row] = f32::from(u8::from(!legal.is_empty()));
+        batch.outcome[row * 3 + rng.random_range(0..3)] = 1.0;
+    }
+    batch
+}
