@@ -70,7 +70,7 @@ impl<G: Game> NoisyAgent<G> {
         NoisyAgent {
             inner,
             probability: probability.clamp(0.0, 1.0),
-            random: RandomAgent::new(seed ^ 0x0B1A_DE5),
+            random: RandomAgent::new(seed ^ 0x00B1_ADE5),
             rng: SmallRng::seed_from_u64(seed),
         }
     }

@@ -10,6 +10,7 @@ pub mod arena;
 pub mod conformance;
 pub mod files;
 pub mod game;
+pub mod havannah;
 pub mod heraldis;
 pub mod search;
 

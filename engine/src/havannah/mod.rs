@@ -1,0 +1,362 @@
+//! Havannah: Christian Freeling's connection game on a hexagon of base `n`
+//! (rules: `shared/rules/havannah.md`), in OpenSpiel's coordinates and action
+//! ids so that games compare move by move with its `havannah`.
+//!
+//! Actions: `x + y × (2n − 1)` for the cell `(x, y)` (see [`board`]); the ids
+//! of grid cells off the hexagon are never legal. With the swap rule, Black's
+//! first move may be the id of White's stone, which takes it over.
+//!
+//! The mover wins with a bridge (a group holding two corners), a fork (a
+//! group touching three edges) or a ring (stones enclosing a cell); a full
+//! board without one is a draw. Detection after each move is on bitboards
+//! (see [`rules`]).
+
+pub mod bitboard;
+pub mod board;
+mod board_text;
+mod encoding;
+mod position;
+pub mod rules;
+
+use std::sync::Arc;
+
+pub use bitboard::Bitboard;
+pub use board::{Board, MAX_BASE, MIN_BASE, SYMMETRY_COUNT};
+pub use encoding::{PLANE_COUNT, PLANE_NAMES};
+pub use position::{Position, Status, colour_name, side_letter};
+pub use rules::Structures;
+
+use crate::game::{Action, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
+
+/// The default base: 169 cells.
+pub const DEFAULT_BASE: usize = 8;
+/// Version of the network input encoding (see [`PLANE_NAMES`]).
+pub const ENCODING_VERSION: u32 = 1;
+
+/// The rules of Havannah on one board size, with or without the swap rule.
+#[derive(Clone, Debug)]
+pub struct Havannah {
+    board: Arc<Board>,
+    swap: bool,
+    spec: GameSpec,
+}
+
+impl Havannah {
+    /// Havannah of base `base` (cells per side, in `MIN_BASE..=MAX_BASE`),
+    /// with the swap rule if `swap`.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `base` is out of range; [`Havannah::with_parameters`]
+    /// checks it instead.
+    pub fn new(base: usize, swap: bool) -> Havannah {
+        let board = Board::new(base);
+        let diameter = board.diameter();
+        Havannah {
+            spec: GameSpec {
+                name: "havannah",
+                action_count: board.action_count(),
+                observation_shape: [PLANE_COUNT, diameter, diameter],
+                encoding_version: ENCODING_VERSION,
+                max_game_length: board.cell_count() + usize::from(swap),
+                symmetry_count: SYMMETRY_COUNT,
+            },
+            board: Arc::new(board),
+            swap,
+        }
+    }
+
+    /// The board: its size, cells and tables.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// Cells per side.
+    pub fn base(&self) -> usize {
+        self.board.base()
+    }
+
+    /// Whether the swap rule is on.
+    pub fn swap(&self) -> bool {
+        self.swap
+    }
+
+    /// Whether the side to move may take over White's first stone now.
+    #[inline]
+    pub fn swap_available(&self, position: &Position) -> bool {
+        self.swap && position.ply == 1 && position.status == Status::Playing
+    }
+
+    /// The winning structures that `player`'s stones form (looking at the
+    /// whole board).
+    pub fn structures(&self, position: &Position, player: Player) -> Structures {
+        rules::structures(&self.board, position.stones(player))
+    }
+
+    /// The legal moves as a set of cells.
+    #[inline]
+    pub fn legal_cells(&self, position: &Position) -> Bitboard {
+        if position.status != Status::Playing {
+            return Bitboard::EMPTY;
+        }
+        let empty = self.board.cells().without(position.occupied());
+        if self.swap_available(position) {
+            empty | position.stones[0]
+        } else {
+            empty
+        }
+    }
+
+    /// Plays a legal action.
+    #[inline]
+    fn apply(&self, position: &mut Position, action: Action) {
+        let Some(bit) = self.board.bit_of_action(action.index()) else {
+            panic!("action {} is off the board", action.0);
+        };
+        let side = position.side_to_move().index();
+        position.ply += 1;
+        if position.stones[1 - side].contains(bit) {
+            // The swap: a lone stone changes colour, and wins nothing.
+            position.stones[1 - side].remove(bit);
+            position.stones[side].insert(bit);
+            return;
+        }
+        position.stones[side].insert(bit);
+        if rules::wins_after(&self.board, position.stones[side], bit) {
+            position.status = Status::Won;
+        } else if position.occupied().count() as usize == self.board.cell_count() {
+            position.status = Status::Drawn;
+        }
+    }
+
+    /// Reads a position, checking that it can arise in this game.
+    pub fn parse_position(&self, text: &str) -> Result<Position, ParseError> {
+        let error = |reason: String| ParseError::new("position", text, reason);
+        let (stones, side) = position::parse_fields(&self.board, text).map_err(error)?;
+        let [white, black] = stones.map(|s| s.count() as usize);
+        let swapped = match side {
+            Player::First if white == black => false,
+            Player::Second if white == black + 1 => false,
+            Player::First if black == white + 1 => true,
+            Player::Second if white == black && white > 0 => true,
+            _ => {
+                return Err(error(format!(
+                    "{white} White and {black} Black stones cannot have {} to move",
+                    colour_name(side)
+                )));
+            }
+        };
+        if swapped && !self.swap {
+            return Err(error(format!(
+                "{white} White and {black} Black stones with {} to move need the swap rule, which is off",
+                colour_name(side)
+            )));
+        }
+        let ply = white + black + usize::from(swapped);
+        let mut position = Position {
+            stones,
+            ply: ply as u16,
+            status: Status::Playing,
+        };
+        let to_move = self.structures(&position, side);
+        if to_move.any() {
+            return Err(error(format!(
+                "{} to move has already won ({})",
+                colour_name(side),
+                to_move.names()
+            )));
+        }
+        if self.structures(&position, side.opponent()).any() {
+            position.status = Status::Won;
+        } else if white + black == self.board.cell_count() {
+            position.status = Status::Drawn;
+        }
+        Ok(position)
+    }
+}
+
+impl Default for Havannah {
+    /// Base 8 with the swap rule.
+    fn default() -> Havannah {
+        Havannah::new(DEFAULT_BASE, true)
+    }
+}
+
+impl Game for Havannah {
+    type State = Position;
+
+    fn spec(&self) -> &GameSpec {
+        &self.spec
+    }
+
+    fn initial_state(&self) -> Position {
+        Position::start()
+    }
+
+    fn current_player(&self, state: &Position) -> Player {
+        state.side_to_move()
+    }
+
+    fn ply(&self, state: &Position) -> usize {
+        state.ply()
+    }
+
+    fn legal_actions(&self, state: &Position, actions: &mut Vec<Action>) {
+        let cells = self.legal_cells(state);
+        actions.clear();
+        actions.resize(cells.count() as usize, Action(0));
+        // Filled through a slice, whose length stays in a register. Bits and
+        // action ids are both row-major: the order is kept.
+        let slots = &mut actions[..];
+        let mut index = 0;
+        for (limb, &word) in cells.0.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let bit = limb * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                slots[index] = Action(self.board.action_of_bit(bit) as u16);
+                index += 1;
+            }
+        }
+    }
+
+    fn is_legal(&self, state: &Position, action: Action) -> bool {
+        match self.board.bit_of_action(action.index()) {
+            Some(bit) => self.legal_cells(state).contains(bit),
+            None => false,
+        }
+    }
+
+    fn apply_unchecked(&self, state: &mut Position, action: Action) {
+        debug_assert!(self.is_legal(state, action), "illegal action {action:?}");
+        self.apply(state, action);
+    }
+
+    fn outcome(&self, state: &Position) -> Option<Outcome> {
+        match state.status {
+            Status::Playing => None,
+            Status::Won => Some(Outcome::Loss),
+            Status::Drawn => Some(Outcome::Draw),
+        }
+    }
+
+    fn encode(&self, state: &Position, planes: &mut [f32]) {
+        encoding::encode(self, state, planes);
+    }
+
+    /// The hexagon is symmetric and the rules have no board-dependent
+    /// parameters: the game is the same.
+    fn transformed(&self, _symmetry: Symmetry) -> Havannah {
+        self.clone()
+    }
+
+    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
+        let symmetry = usize::from(symmetry.0);
+        Position {
+            stones: state
+                .stones
+                .map(|stones| self.board.symmetric_cells(stones, symmetry)),
+            ..*state
+        }
+    }
+
+    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
+        if action.index() >= self.board.action_count() {
+            return action;
+        }
+        let image = self
+            .board
+            .symmetric_action(action.index(), usize::from(symmetry.0));
+        Action(image as u16)
+    }
+
+    fn inverse_symmetry(&self, symmetry: Symmetry) -> Symmetry {
+        Symmetry(board::inverse_symmetry(usize::from(symmetry.0)) as u8)
+    }
+
+    fn parse_state(&self, text: &str) -> Result<Position, ParseError> {
+        self.parse_position(text)
+    }
+
+    fn format_state(&self, state: &Position) -> String {
+        state.to_notation(&self.board)
+    }
+
+    /// Reads a cell name (`h8`), as OpenSpiel writes moves; `swap` (or the
+    /// name of White's stone) takes over White's first stone.
+    fn parse_action(&self, state: &Position, text: &str) -> Result<Action, ParseError> {
+        let error = |reason: &str| ParseError::new("move", text, reason);
+        let action = if text == "swap" {
+            match state.stones[0].first() {
+                Some(bit) if self.swap_available(state) => self.board.action_of_bit(bit),
+                _ => return Err(error("no swap is possible now")),
+            }
+        } else {
+            let last = char::from(b'a' + self.board.diameter() as u8 - 1);
+            self.board.parse_cell(text).ok_or_else(|| {
+                error(&format!(
+                    "expected a cell of the board, a1 to {last}{}, or swap",
+                    self.board.diameter()
+                ))
+            })?
+        };
+        let action = Action(action as u16);
+        if !self.is_legal(state, action) {
+            let reason = if state.status != Status::Playing {
+                "the game is over"
+            } else {
+                "the cell is taken"
+            };
+            return Err(error(reason));
+        }
+        Ok(action)
+    }
+
+    fn format_action(&self, _state: &Position, action: Action) -> String {
+        self.board.cell_name(action.index())
+    }
+
+    /// `base=<n> swap=<0|1>`.
+    fn parameters(&self) -> String {
+        format!("base={} swap={}", self.base(), u8::from(self.swap))
+    }
+
+    /// Reads `base=<n> swap=<0|1>`; either may be left out (base 8, swap
+    /// on).
+    fn with_parameters(text: &str) -> Result<Havannah, ParseError> {
+        let error = |reason: String| ParseError::new("game parameters", text, reason);
+        let (mut base, mut swap) = (DEFAULT_BASE, true);
+        for field in text.split_whitespace() {
+            match field.split_once('=') {
+                Some(("base", value)) => {
+                    base = value
+                        .parse()
+                        .ok()
+                        .filter(|base| (MIN_BASE..=MAX_BASE).contains(base))
+                        .ok_or_else(|| {
+                            error(format!(
+                                "base must be a whole number from {MIN_BASE} to {MAX_BASE}, not '{value}'"
+                            ))
+                        })?;
+                }
+                Some(("swap", value)) => {
+                    swap = match value {
+                        "1" => true,
+                        "0" => false,
+                        other => return Err(error(format!("swap must be 0 or 1, not '{other}'"))),
+                    };
+                }
+                _ => {
+                    return Err(error(format!(
+                        "unknown field '{field}': expected base=<n> and swap=<0|1>"
+                    )));
+                }
+            }
+        }
+        Ok(Havannah::new(base, swap))
+    }
+
+    fn render(&self, state: &Position) -> String {
+        board_text::render(self, state)
+    }
+}
