@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 model=${1:-checkpoints/heraldis}
 games=${2:-200}
-layout_games=${3:-40}
+layout_games=${3:-100}
 cargo build --release --quiet
 bin=target/release/grandmaitre
 player="mcts:model=$model,sims=800"

@@ -4,24 +4,27 @@
 //! The **bar** is the network with a small search ([`BAR_SIMULATIONS`]),
 //! calibrated by the checkpoint's temperature when it has one
 //! (`grandmaitre calibrate`). The **advice** is a full-strength search
-//! (level 10). A **level** is a number of simulations and a move-choice
-//! temperature on visit counts, applied to every move:
+//! (level 10). A **level** is a number of simulations, a move-choice
+//! temperature on visit counts and a probability of a random move, applied
+//! to every move:
 //!
-//! | level | simulations | temperature | meant for |
-//! |---|---|---|---|
-//! | 1 | 2 | 1.0 | a first game: plays what looks natural, often loosely |
-//! | 2 | 4 | 1.0 | |
-//! | 3 | 8 | 0.8 | |
-//! | 4 | 16 | 0.6 | |
-//! | 5 | 32 | 0.4 | a club player |
-//! | 6 | 64 | 0.2 | |
-//! | 7 | 128 | 0 | always its best move from here on |
-//! | 8 | 256 | 0 | |
-//! | 9 | 512 | 0 | |
-//! | 10 | 1 600 | 0 | full strength (the advice) |
+//! | level | simulations | temperature | random moves | meant for |
+//! |---|---|---|---|---|
+//! | 1 | 8 | 1.0 | 85 % | a first game: mostly random moves |
+//! | 2 | 8 | 1.0 | 60 % | |
+//! | 3 | 8 | 1.0 | 35 % | |
+//! | 4 | 8 | 1.0 | 15 % | |
+//! | 5 | 12 | 0.6 | 0 | plays what looks natural, often loosely |
+//! | 6 | 16 | 0.3 | 0 | |
+//! | 7 | 50 | 0 | 0 | always its best move from here on |
+//! | 8 | 200 | 0 | 0 | |
+//! | 9 | 800 | 0 | 0 | the strength the shipped model is measured at |
+//! | 10 | 3 200 | 0 | 0 | full strength (the advice) |
 //!
-//! A proven win is always played, at every level. No level uses root
-//! noise: the temperature alone makes the lower levels err.
+//! "Random moves" is the probability of a uniformly random legal move
+//! instead of the search's: the blunders of the gentle levels. A win the
+//! search has proven is always played, unless a random move comes instead.
+//! No level uses root noise.
 
 use grandmaitre_engine::search::{ChildReport, Evaluator};
 use grandmaitre_engine::search::{MoveChoice, Search, SearchConfig, SearchResult};
@@ -49,12 +52,12 @@ pub struct Level {
 
 /// Levels 1 to 10.
 pub const LEVELS: [Level; 10] = [
-    level(1, 8, 1.0, 0.6),
-    level(2, 8, 1.0, 0.35),
-    level(3, 8, 1.0, 0.15),
-    level(4, 8, 0.6, 0.0),
-    level(5, 16, 0.3, 0.0),
-    level(6, 16, 0.1, 0.0),
+    level(1, 8, 1.0, 0.85),
+    level(2, 8, 1.0, 0.6),
+    level(3, 8, 1.0, 0.35),
+    level(4, 8, 1.0, 0.15),
+    level(5, 12, 0.6, 0.0),
+    level(6, 16, 0.3, 0.0),
     level(7, 50, 0.0, 0.0),
     level(8, 200, 0.0, 0.0),
     level(9, 800, 0.0, 0.0),
@@ -174,7 +177,7 @@ pub fn advise<G: Game, E: Evaluator<G>>(
     let result = search.run(evaluator);
     let principal_variation = search.principal_variation(12);
     let mut action = search.choose_move(setting.choice);
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0x0B1A_DE5);
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x00B1_ADE5);
     if setting.noise > 0.0 && rng.random_bool(setting.noise.min(1.0)) {
         let mut actions = Vec::new();
         game.legal_actions(state, &mut actions);

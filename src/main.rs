@@ -3,6 +3,7 @@
 mod advice;
 mod cli;
 mod commands;
+mod openspiel;
 mod players;
 mod plot;
 

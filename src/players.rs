@@ -35,6 +35,13 @@ pub enum PlayerSpec {
         /// Depth in plies.
         depth: u32,
     },
+    /// OpenSpiel's `MCTSBot` with random rollouts (a Python process).
+    OpenSpiel {
+        /// Simulations per move.
+        simulations: u32,
+        /// Random rollouts per leaf.
+        rollouts: u32,
+    },
     /// MCTS guided by a trained network.
     Model {
         /// The checkpoint directory.
@@ -130,11 +137,12 @@ impl PlayerSpec {
             "rollout" => &["sims", "rollouts"],
             "uniform" => &["sims"],
             "alphabeta" => &["depth"],
+            "openspiel" => &["sims", "rollouts"],
             "mcts" => &[
                 "model", "sims", "cpuct", "fpu", "lcb", "temp", "noise", "level",
             ],
             other => bail!(
-                "invalid player '{text}': unknown kind '{other}' (expected random, rollout, uniform or alphabeta)"
+                "invalid player '{text}': unknown kind '{other}' (expected random, rollout, uniform, alphabeta, openspiel or mcts)"
             ),
         };
         if let Some((key, _)) = pairs.iter().find(|(k, _)| !allowed.contains(k)) {
@@ -148,6 +156,10 @@ impl PlayerSpec {
             },
             "uniform" => PlayerSpec::Uniform {
                 simulations: number("sims", 1000)?,
+            },
+            "openspiel" => PlayerSpec::OpenSpiel {
+                simulations: number("sims", 1000)?,
+                rollouts: number("rollouts", 1)?,
             },
             "mcts" => {
                 let level = match pairs.iter().find(|(k, _)| *k == "level") {
@@ -193,13 +205,22 @@ impl PlayerSpec {
     pub fn prepare<G: CliGame>(self, game: &G) -> Result<PreparedPlayer> {
         let evaluator = match &self {
             PlayerSpec::Model { path, .. } => Some(Arc::new(load_evaluator(path, game.spec())?)),
+            PlayerSpec::OpenSpiel { .. } => {
+                if game.openspiel_game().is_none() {
+                    bail!("the openspiel player does not play {}", G::NAME);
+                }
+                crate::openspiel::check_available()?;
+                None
+            }
             _ => None,
         };
         let prepared = PreparedPlayer {
             spec: self,
             evaluator,
         };
-        prepared.build::<G>(0)?;
+        if !matches!(prepared.spec, PlayerSpec::OpenSpiel { .. }) {
+            prepared.build(game, 0)?;
+        }
         Ok(prepared)
     }
 }
@@ -248,7 +269,7 @@ pub fn model_or_shipped<G: CliGame>(path: Option<&std::path::Path>) -> Result<Pa
 
 impl PreparedPlayer {
     /// Builds an agent for game `G`, seeded by `seed`.
-    pub fn build<G: CliGame>(&self, seed: u64) -> Result<Box<dyn Agent<G>>> {
+    pub fn build<G: CliGame>(&self, game: &G, seed: u64) -> Result<Box<dyn Agent<G>>> {
         let config = |simulations: u32| SearchConfig {
             simulations,
             leaves_per_batch: 1,
@@ -278,6 +299,17 @@ impl PreparedPlayer {
                 }
             }
             PlayerSpec::Random => Box::new(RandomAgent::new(seed)),
+            PlayerSpec::OpenSpiel {
+                simulations,
+                rollouts,
+            } => Box::new(crate::openspiel::OpenSpielAgent::start(
+                &crate::openspiel::BotSettings {
+                    game: game.openspiel_game().context("a game OpenSpiel plays")?,
+                    simulations,
+                    rollouts,
+                },
+                seed,
+            )?),
             PlayerSpec::Rollout {
                 simulations,
                 rollouts,

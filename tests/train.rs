@@ -68,6 +68,9 @@ fn a_smoke_run_trains_two_generations() {
     );
     assert_eq!(lines.len(), 4, "{ratings}");
     assert!(lines[1].starts_with("1,8,random,2,"), "{ratings}");
+    // The strength curve is drawn after each rating.
+    let chart = std::fs::read(run.join("strength.png")).expect("strength.png");
+    assert_eq!(&chart[..4], b"\x89PNG");
 }
 
 #[test]

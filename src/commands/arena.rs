@@ -103,7 +103,7 @@ impl GameTask for Arena {
         };
         let build = |player: &PreparedPlayer, seed: u64| {
             player
-                .build::<G>(seed)
+                .build(game, seed)
                 .expect("players were checked before the match")
         };
         let (stats, records) = pool.install(|| {

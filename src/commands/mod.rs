@@ -15,6 +15,7 @@ mod train;
 
 use anyhow::{Context, Result, bail};
 use grandmaitre_engine::agent::Agent;
+use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
 use grandmaitre_engine::{Game, Player};
@@ -119,6 +120,51 @@ pub trait CliGame: Game + 'static {
 
     /// The colour name of `player`, in lower case.
     fn player_name(player: Player) -> &'static str;
+
+    /// OpenSpiel's name of the same game (with its parameters), when
+    /// OpenSpiel has it with the same action ids.
+    fn openspiel_game(&self) -> Option<String> {
+        None
+    }
+}
+
+impl CliGame for Havannah {
+    const NAME: &'static str = "havannah";
+
+    fn alphabeta(_depth: u32, _seed: u64) -> Option<Box<dyn Agent<Self>>> {
+        None
+    }
+
+    fn random_board(&self, _seed: u64) -> Option<Self> {
+        None
+    }
+
+    fn with_board(&self, spec: &str) -> Result<Self> {
+        Ok(Havannah::with_parameters(spec)?)
+    }
+
+    fn player_named(name: &str) -> Option<Player> {
+        match name.to_ascii_lowercase().as_str() {
+            "white" | "w" => Some(Player::First),
+            "black" | "b" => Some(Player::Second),
+            _ => None,
+        }
+    }
+
+    fn player_name(player: Player) -> &'static str {
+        match player {
+            Player::First => "white",
+            Player::Second => "black",
+        }
+    }
+
+    fn openspiel_game(&self) -> Option<String> {
+        Some(format!(
+            "havannah(board_size={},swap={})",
+            self.base(),
+            if self.swap() { "True" } else { "False" }
+        ))
+    }
 }
 
 impl CliGame for Heraldis {
@@ -174,7 +220,15 @@ fn with_position(args: &PositionArgs, task: impl GameTask) -> Result<()> {
             let state = position(&game, args)?;
             task.run(&game, state)
         }
-        other => bail!("unknown game '{other}': expected heraldis"),
+        "havannah" => {
+            let game = match &args.layout {
+                Some(spec) => Havannah::with_parameters(spec)?,
+                None => Havannah::default(),
+            };
+            let state = position(&game, args)?;
+            task.run(&game, state)
+        }
+        other => bail!("unknown game '{other}': expected heraldis or havannah"),
     }
 }
 

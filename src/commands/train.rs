@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use grandmaitre_engine::Game;
+use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::Backend;
 use std::path::Path;
@@ -34,8 +34,9 @@ fn stop_after(time: Option<&str>, count: Option<u32>) -> Result<StopAfter> {
     })
 }
 
-/// The rules of self-play game `seed` under the run's layout choice.
-fn game_for(base: &Heraldis, layouts: Layouts, seed: u64) -> Heraldis {
+/// The rules of self-play game `seed` under the run's layout choice (games
+/// without random boards always play on their one board).
+fn game_for<G: CliGame>(base: &G, layouts: Layouts, seed: u64) -> G {
     match layouts {
         Layouts::Default => base.clone(),
         Layouts::Mixed if seed % 2 == 0 => base.clone(),
@@ -45,9 +46,14 @@ fn game_for(base: &Heraldis, layouts: Layouts, seed: u64) -> Heraldis {
 
 /// `grandmaitre selfplay`: more self-play for an existing run.
 pub fn selfplay(args: SelfplayArgs) -> Result<()> {
-    if args.game != "heraldis" {
-        bail!("unknown game '{}': expected heraldis", args.game);
+    match args.game.as_str() {
+        "heraldis" => selfplay_game(args, Heraldis::default()),
+        "havannah" => selfplay_game(args, Havannah::default()),
+        other => bail!("unknown game '{other}': expected heraldis or havannah"),
     }
+}
+
+fn selfplay_game<G: CliGame>(args: SelfplayArgs, base: G) -> Result<()> {
     if !args.run.join("config.toml").is_file() {
         bail!(
             "{} is not a training run (no config.toml): start it with grandmaitre train",
@@ -56,7 +62,6 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
     }
     let stop = stop_after(args.time.as_deref(), args.shards)?;
     let run = Run::open(&args.run, None)?;
-    let base = Heraldis::default();
     let layouts = run.config.selfplay.layouts;
     let games = run.selfplay(
         |seed| game_for(&base, layouts, seed),
@@ -72,9 +77,14 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
 
 /// Validates the arguments and trains.
 pub fn run(args: TrainArgs) -> Result<()> {
-    if args.game != "heraldis" {
-        bail!("unknown game '{}': expected heraldis", args.game);
+    match args.game.as_str() {
+        "heraldis" => train_game(args, Heraldis::default()),
+        "havannah" => train_game(args, Havannah::default()),
+        other => bail!("unknown game '{other}': expected heraldis or havannah"),
     }
+}
+
+fn train_game<G: CliGame>(args: TrainArgs, base: G) -> Result<()> {
     let stop = stop_after(args.time.as_deref(), args.generations)?;
     let config = args
         .config
@@ -94,7 +104,6 @@ pub fn run(args: TrainArgs) -> Result<()> {
     };
     let device = backend.device(cuda).map_err(anyhow::Error::msg)?;
     let run = Run::open(&args.run, config)?;
-    let base = Heraldis::default();
     let layouts = run.config.selfplay.layouts;
     let make_game = |seed: u64| game_for(&base, layouts, seed);
     let bar = ProgressBar::new(0);
@@ -216,8 +225,8 @@ pub fn plot_strength(run: &Path) -> Result<()> {
 
 /// Matches of the checkpoint against the anchors and the previously rated
 /// checkpoint.
-fn rate(
-    game: &Heraldis,
+fn rate<G: CliGame>(
+    game: &G,
     settings: &EvaluationSettings,
     generation: u32,
     checkpoint: &Path,
@@ -249,8 +258,8 @@ fn rate(
         };
         let (stats, _) = play_match(
             |_| game.clone(),
-            |seed| player.build::<Heraldis>(seed).expect("prepared"),
-            |seed| opponent.build::<Heraldis>(seed).expect("prepared"),
+            |seed| player.build(game, seed).expect("prepared"),
+            |seed| opponent.build(game, seed).expect("prepared"),
             &config,
             |_, _| {},
         );
