@@ -103,10 +103,16 @@ impl Level {
         }
     }
 
-    /// How the level chooses its move after the search.
+    /// How the level chooses its move after the search: by lower
+    /// confidence bound without a temperature, else by sampling visit
+    /// counts.
     pub fn choice(&self) -> MoveChoice {
-        MoveChoice::Visits {
-            temperature: self.temperature,
+        if self.temperature == 0.0 {
+            MoveChoice::LowerConfidenceBound
+        } else {
+            MoveChoice::Visits {
+                temperature: self.temperature,
+            }
         }
     }
 }
@@ -124,14 +130,15 @@ pub struct Setting {
 }
 
 impl Setting {
-    /// `simulations` and the most visited move, without noise.
+    /// `simulations` and the move of best lower confidence bound, without
+    /// noise.
     pub fn simulations(simulations: u32) -> Setting {
         Setting {
             config: SearchConfig {
                 simulations,
                 ..SearchConfig::default()
             },
-            choice: MoveChoice::Visits { temperature: 0.0 },
+            choice: MoveChoice::LowerConfidenceBound,
             noise: 0.0,
         }
     }

@@ -61,8 +61,8 @@ pub struct SearchTuning {
     pub c_puct: Option<f32>,
     /// First-play-urgency reduction (`fpu`).
     pub fpu_reduction: Option<f32>,
-    /// Choose the move by lower confidence bound (`lcb=1`) instead of
-    /// visit count.
+    /// Choose the move by lower confidence bound (KataGo; the default
+    /// without a temperature, `lcb=0` takes the most visited move).
     pub lcb: bool,
     /// Move-choice temperature on visit counts (`temp`; 0 takes the most
     /// visited move).
@@ -169,7 +169,7 @@ impl PlayerSpec {
                     ),
                     None => None,
                 };
-                PlayerSpec::Model {
+                let mut spec = PlayerSpec::Model {
                     path: pairs.iter().find(|(k, _)| *k == "model").map_or_else(
                         || PathBuf::from("checkpoints/heraldis"),
                         |(_, v)| PathBuf::from(v),
@@ -178,13 +178,8 @@ impl PlayerSpec {
                     tuning: SearchTuning {
                         c_puct: real("cpuct")?,
                         fpu_reduction: real("fpu")?,
-                        lcb: match real("lcb")? {
-                            None => false,
-                            Some(x) if x == 0.0 => false,
-                            Some(x) if x == 1.0 => true,
-                            Some(_) => bail!("invalid player '{text}': lcb must be 0 or 1"),
-                        },
                         temperature: real("temp")?.unwrap_or(level.map_or(0.0, |l| l.temperature)),
+                        lcb: false,
                         noise: match real("noise")? {
                             Some(p) if p > 1.0 => {
                                 bail!("invalid player '{text}': noise must be between 0 and 1")
@@ -193,7 +188,21 @@ impl PlayerSpec {
                             None => level.map_or(0.0, |l| l.noise),
                         },
                     },
+                };
+                if let PlayerSpec::Model { tuning, .. } = &mut spec {
+                    // The most visited move by lower confidence bound unless
+                    // a temperature samples among moves (or `lcb=0`).
+                    tuning.lcb = match real("lcb")? {
+                        None => tuning.temperature == 0.0,
+                        Some(x) if x == 0.0 => false,
+                        Some(x) if x == 1.0 && tuning.temperature == 0.0 => true,
+                        Some(x) if x == 1.0 => {
+                            bail!("invalid player '{text}': lcb=1 chooses without a temperature")
+                        }
+                        Some(_) => bail!("invalid player '{text}': lcb must be 0 or 1"),
+                    };
                 }
+                spec
             }
             _ => PlayerSpec::AlphaBeta {
                 depth: number("depth", 4)?,

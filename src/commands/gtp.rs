@@ -114,12 +114,7 @@ impl<G: CliGame> Session<G> {
         evaluator: SharedEvaluator<G>,
         calibration: Option<Calibration>,
     ) -> Session<G> {
-        let agent = MctsAgent::new(
-            config,
-            evaluator,
-            MoveChoice::Visits { temperature: 0.0 },
-            1,
-        );
+        let agent = MctsAgent::new(config, evaluator, MoveChoice::LowerConfidenceBound, 1);
         Session {
             game,
             history: Vec::new(),
