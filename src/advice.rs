@@ -13,7 +13,7 @@
 //! | 1 | 8 | 1.0 | 85 % | a first game: mostly random moves |
 //! | 2 | 8 | 1.0 | 60 % | |
 //! | 3 | 8 | 1.0 | 35 % | |
-//! | 4 | 8 | 1.0 | 15 % | |
+//! | 4 | 8 | 1.0 | 5 % | |
 //! | 5 | 12 | 0.6 | 0 | plays what looks natural, often loosely |
 //! | 6 | 16 | 0.3 | 0 | |
 //! | 7 | 50 | 0 | 0 | always its best move from here on |
@@ -55,7 +55,7 @@ pub const LEVELS: [Level; 10] = [
     level(1, 8, 1.0, 0.85),
     level(2, 8, 1.0, 0.6),
     level(3, 8, 1.0, 0.35),
-    level(4, 8, 1.0, 0.15),
+    level(4, 8, 1.0, 0.05),
     level(5, 12, 0.6, 0.0),
     level(6, 16, 0.3, 0.0),
     level(7, 50, 0.0, 0.0),
