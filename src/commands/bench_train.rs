@@ -83,7 +83,7 @@ pub fn run(args: BenchTrainArgs) -> Result<()> {
             .with_context(|| format!("loading the weights on {backend}"))?;
         let result = measure(network, &config, &device, &batch, &args);
         println!(
-            "{backend:<8} {:>8.0} samples/s   {:>8.1} ms/step   loss after the steps: policy {:.4}, value {:.4}",
+            "{backend:<8} {:>8.0} samples/s   {:>8.1} ms/step   last step's loss: policy {:.4}, value {:.4}",
             result.samples_per_second,
             1e3 * result.seconds_per_step,
             result.losses.policy,
