@@ -69,10 +69,10 @@ pub fn run(args: BenchTrainArgs) -> Result<()> {
     );
     let mut measured: Vec<(Backend, f64)> = Vec::new();
     for backend in backends {
-        let device = match backend.device(cuda) {
+        let device = match device(backend, cuda) {
             Ok(device) => device,
             Err(reason) => {
-                println!("{backend:<8} unavailable: {reason}");
+                println!("{:<8} unavailable: {reason}", backend.to_string());
                 continue;
             }
         };
@@ -83,7 +83,8 @@ pub fn run(args: BenchTrainArgs) -> Result<()> {
             .with_context(|| format!("loading the weights on {backend}"))?;
         let result = measure(network, &config, &device, &batch, &args);
         println!(
-            "{backend:<8} {:>8.0} samples/s   {:>8.1} ms/step   last step's loss: policy {:.4}, value {:.4}",
+            "{:<8} {:>8.0} samples/s   {:>8.1} ms/step   last step's loss: policy {:.4}, value {:.4}",
+            backend.to_string(),
             result.samples_per_second,
             1e3 * result.seconds_per_step,
             result.losses.policy,
@@ -100,6 +101,17 @@ pub fn run(args: BenchTrainArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `backend`'s device, or why this machine or build cannot give it.
+fn device(backend: Backend, cuda: bool) -> Result<Device, String> {
+    let device = backend.device(cuda)?;
+    // libtorch panics on first use of a CUDA device it cannot see.
+    #[cfg(feature = "tch")]
+    if cuda && Device::enumerate(burn::tensor::DeviceType::LibTorch).is_empty() {
+        return Err("libtorch sees no CUDA device on this machine".to_string());
+    }
+    Ok(device)
 }
 
 /// Warm-up steps, then `args.steps` timed steps on `batch`.

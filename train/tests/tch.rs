@@ -69,6 +69,11 @@ fn save(network: &grandmaitre_model::Network, config: &NetworkConfig, path: &std
 }
 
 fn assert_close(what: &str, a: Losses, b: Losses, tolerance: f32) {
+    eprintln!(
+        "{what}: ndarray {a:?}, libtorch {b:?}, differences {:.1e} and {:.1e}",
+        (a.policy - b.policy).abs(),
+        (a.value - b.value).abs()
+    );
     assert!(
         (a.policy - b.policy).abs() <= tolerance && (a.value - b.value).abs() <= tolerance,
         "{what}: {a:?} against {b:?} (tolerance {tolerance})"
