@@ -53,6 +53,13 @@ impl Backend {
             #[cfg(feature = "tch")]
             #[allow(deprecated)]
             (Backend::LibTorch, false) => Ok(Device::libtorch()),
+            // libtorch panics on first use of a CUDA device it cannot see.
+            #[cfg(feature = "tch")]
+            (Backend::LibTorch, true)
+                if Device::enumerate(burn::tensor::DeviceType::LibTorch).is_empty() =>
+            {
+                Err("libtorch sees no CUDA device on this machine".to_string())
+            }
             #[cfg(feature = "tch")]
             #[allow(deprecated)]
             (Backend::LibTorch, true) => Ok(Device::libtorch_cuda(0)),
