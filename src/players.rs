@@ -194,9 +194,9 @@ impl PlayerSpec {
                     // a temperature samples among moves (or `lcb=0`).
                     tuning.lcb = match real("lcb")? {
                         None => tuning.temperature == 0.0,
-                        Some(x) if x == 0.0 => false,
-                        Some(x) if x == 1.0 && tuning.temperature == 0.0 => true,
-                        Some(x) if x == 1.0 => {
+                        Some(0.0) => false,
+                        Some(1.0) if tuning.temperature == 0.0 => true,
+                        Some(1.0) => {
                             bail!("invalid player '{text}': lcb=1 chooses without a temperature")
                         }
                         Some(_) => bail!("invalid player '{text}': lcb must be 0 or 1"),

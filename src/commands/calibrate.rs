@@ -110,6 +110,9 @@ impl Metrics {
     }
 }
 
+/// The reported values before and after calibration, in `METRIC_NAMES` order.
+type BeforeAfter = ([f64; 6], [f64; 6]);
+
 const METRIC_NAMES: [&str; 6] = [
     "ECE, Light wins",
     "ECE, draw",
@@ -192,7 +195,7 @@ impl GameTask for Calibrate {
         let before = measure(&test, 1.0);
         let after = measure(&test, temperature);
         let mut rng = SmallRng::seed_from_u64(args.seed ^ 0xB007);
-        let mut samples: Vec<([f64; 6], [f64; 6])> = Vec::with_capacity(BOOTSTRAP_SAMPLES);
+        let mut samples: Vec<BeforeAfter> = Vec::with_capacity(BOOTSTRAP_SAMPLES);
         for _ in 0..BOOTSTRAP_SAMPLES {
             let resample: Vec<&Played> = (0..test.len())
                 .map(|_| test[rng.random_range(0..test.len())])
@@ -202,7 +205,7 @@ impl GameTask for Calibrate {
                 measure(&resample, temperature).values(),
             ));
         }
-        let interval = |pick: &dyn Fn(&([f64; 6], [f64; 6])) -> f64| {
+        let interval = |pick: &dyn Fn(&BeforeAfter) -> f64| {
             let mut values: Vec<f64> = samples.iter().map(pick).collect();
             values.sort_by(f64::total_cmp);
             let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
