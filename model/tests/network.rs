@@ -198,19 +198,21 @@ fn truncated_corrupt_and_foreign_checkpoints_are_refused() {
 
     let json_path = path.join("checkpoint.json");
     let json = std::fs::read_to_string(&json_path).expect("metadata");
-    std::fs::write(&json_path, json.replace("\"heraldis\"", "\"havannah\"")).expect("edit");
+    let edited = json.replace("\"heraldis\"", "\"havannah\"");
+    assert_ne!(edited, json, "the metadata names the game");
+    std::fs::write(&json_path, edited).expect("edit");
     assert!(load_error(&path).contains("it is a havannah model, not a heraldis one"));
-    std::fs::write(
-        &json_path,
-        json.replace("\"encoding_version\": 1", "\"encoding_version\": 7"),
-    )
-    .expect("edit");
+    let version = Heraldis::default().spec().encoding_version;
+    let edited = json.replace(
+        &format!("\"encoding_version\": {version}"),
+        "\"encoding_version\": 7",
+    );
+    assert_ne!(edited, json, "the metadata names the encoding version");
+    std::fs::write(&json_path, edited).expect("edit");
     assert!(load_error(&path).contains("encoding version 7"));
-    std::fs::write(
-        &json_path,
-        json.replace("\"actions\": 26", "\"actions\": 30"),
-    )
-    .expect("edit");
+    let edited = json.replace("\"actions\": 26", "\"actions\": 30");
+    assert_ne!(edited, json, "the metadata names the action count");
+    std::fs::write(&json_path, edited).expect("edit");
     assert!(load_error(&path).contains("does not fit the game's"));
     std::fs::write(&json_path, "{ not json").expect("edit");
     assert!(load_error(&path).contains("bad checkpoint.json"));
