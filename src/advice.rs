@@ -245,7 +245,12 @@ pub fn shown_wdl(result: &SearchResult, calibration: Option<&Calibration>) -> [f
     match result.proof {
         Some(outcome) => exact(outcome),
         None => match calibration {
-            Some(calibration) => calibration.apply(result.wdl),
+            // The calibration speaks of the first player; the result of
+            // the side to move (`for_first_player` turns both ways).
+            Some(calibration) => for_first_player(
+                result.side,
+                calibration.apply(for_first_player(result.side, result.wdl), result.side),
+            ),
             None => result.wdl,
         },
     }

@@ -226,6 +226,20 @@ pub struct CalibrateArgs {
     /// Measure only: leave the checkpoint's calibration as it is.
     #[arg(long)]
     pub dry_run: bool,
+    /// Also write the games' records (the bar at every position and the
+    /// result, one JSON object per game) to this file.
+    #[arg(long)]
+    pub games_out: Option<std::path::PathBuf>,
+    /// Fit and measure on the records of earlier `--games-out` runs instead
+    /// of playing games (repeat it to pool runs of other seeds; `--games`,
+    /// `--level` and `--opening-plies` are then those of the files).
+    #[arg(long, conflicts_with = "games_out")]
+    pub games_in: Vec<std::path::PathBuf>,
+    /// With `--games-in`: every game of those files fits the calibration,
+    /// and the games of these (other seeds, played alike) measure it,
+    /// instead of halves of one pool.
+    #[arg(long, requires = "games_in")]
+    pub held_out: Vec<std::path::PathBuf>,
     /// The game.
     #[arg(long, default_value = "heraldis")]
     pub game: String,

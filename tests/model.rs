@@ -279,6 +279,14 @@ fn calibrate_fits_stores_and_reports() {
     let temperature = stored["calibration"]["temperature"].as_f64().expect("T");
     assert!(temperature > 0.0);
     assert_eq!(stored["calibration"]["test_games"], 3);
+    // Curves for Light to move and for Dark to move, one per outcome.
+    let curves = stored["calibration"]["curves"].as_array().expect("curves");
+    assert_eq!(curves.len(), 2);
+    assert!(
+        curves
+            .iter()
+            .all(|side| side.as_array().map(Vec::len) == Some(3))
+    );
     // The checkpoint still loads, and now says it is calibrated.
     let output = grandmaitre()
         .args(["winprob", "--model", &model, "--json"])
@@ -286,6 +294,91 @@ fn calibrate_fits_stores_and_reports() {
         .expect("runs");
     let bar: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(bar["calibrated"], true);
+}
+
+#[test]
+fn calibrate_keeps_its_games_and_refits_on_them() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let model = fresh_checkpoint(directory.path());
+    let run = |args: &[&str]| {
+        let output = grandmaitre()
+            .args(["calibrate", "--model", &model, "--dry-run"])
+            .args(args)
+            .output()
+            .expect("runs");
+        (
+            output.status.code(),
+            String::from_utf8(output.stderr).expect("utf-8"),
+        )
+    };
+    let report = |name: &str| -> serde_json::Value {
+        let path = directory.path().join(name).join("calibration.json");
+        serde_json::from_slice(&std::fs::read(path).expect("report")).expect("JSON")
+    };
+    let file = |name: &str| directory.path().join(name).display().to_string();
+    let (first, second) = (file("games/seed-1.jsonl"), file("games/seed-2.jsonl"));
+    for (seed, out, report_dir) in [("1", &first, "played-1"), ("2", &second, "played-2")] {
+        let status = run(&[
+            "--games",
+            "6",
+            "--seed",
+            seed,
+            "--games-out",
+            out,
+            "--report",
+            &file(report_dir),
+        ]);
+        assert_eq!(status.0, Some(0), "{}", status.1);
+    }
+    // A header, then one game per line, with the bar at every position.
+    let text = std::fs::read_to_string(&first).expect("records");
+    assert_eq!(text.lines().count(), 7);
+    let game: serde_json::Value =
+        serde_json::from_str(text.lines().nth(1).expect("a game")).expect("JSON");
+    let positions = game["predictions"].as_array().expect("predictions").len();
+    assert!(positions > 0);
+    assert_eq!(game["sides"].as_array().expect("sides").len(), positions);
+
+    // Refitting on the kept games gives the calibration of the run that
+    // played them.
+    let status = run(&["--games-in", &first, "--report", &file("refit")]);
+    assert_eq!(status.0, Some(0), "{}", status.1);
+    let (played, refit) = (report("played-1"), report("refit"));
+    assert_eq!(played["temperature"], refit["temperature"]);
+    assert_eq!(played["curves"], refit["curves"]);
+    assert_eq!(played["after"], refit["after"]);
+
+    // Pooled with held-out games of another seed: all of the first fit.
+    let status = run(&[
+        "--games-in",
+        &first,
+        "--held-out",
+        &second,
+        "--report",
+        &file("held"),
+    ]);
+    assert_eq!(status.0, Some(0), "{}", status.1);
+    let held = report("held");
+    assert_eq!(held["fit_games"], 6);
+    assert_eq!(held["test_games"], 6);
+
+    // The same seed twice, and a file that is not a record, are refused.
+    std::fs::write(directory.path().join("bad.jsonl"), "{\"format\": 1}\n").expect("write");
+    for (args, message) in [
+        (
+            vec!["--games-in", &first, "--held-out", &first],
+            "repeats seed 1",
+        ),
+        (
+            vec!["--games-in", &file("bad.jsonl")],
+            "not a calibrate --games-out file",
+        ),
+    ] {
+        let (code, stderr) = run(&args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+    }
 }
 
 #[test]

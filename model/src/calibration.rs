@@ -1,9 +1,18 @@
-//! Calibration of displayed win/draw/loss probabilities by temperature
-//! scaling (Guo et al. 2017): `p'ᵢ ∝ exp(ln pᵢ / T)`, one temperature `T`
-//! fitted by log-likelihood on games the engine played against itself.
-//! `T > 1` softens an overconfident bar, `T < 1` sharpens a timid one; the
-//! order of the three outcomes never changes.
+//! Calibration of displayed win/draw/loss probabilities, fitted on games
+//! the engine played against itself, in two stages:
+//!
+//! 1. temperature scaling (Guo et al. 2017): `p'ᵢ ∝ exp(ln pᵢ / T)`, one
+//!    temperature `T` fitted by log-likelihood. `T > 1` softens an
+//!    overconfident bar, `T < 1` sharpens a timid one; the order of the
+//!    three outcomes never changes;
+//! 2. optionally, one monotone [`Curve`] per outcome (isotonic regression,
+//!    Zadrozny & Elkan 2002) on the first player's scaled probabilities,
+//!    one set where the first player is to move and one where the second
+//!    is, then renormalised: it straightens a reliability diagram whose
+//!    shape a single temperature cannot (a bar that says 50 % for
+//!    positions one side nearly always wins).
 
+use grandmaitre_engine::Player;
 use serde::{Deserialize, Serialize};
 
 /// Probabilities are kept at least this far from 0 before taking logs, so
@@ -30,17 +39,270 @@ pub struct Calibration {
     pub ece_before: f64,
     /// The same, after.
     pub ece_after: f64,
+    /// Monotone maps of P(first player wins), P(draw), P(second player
+    /// wins) after the bar's temperature, for positions where the first
+    /// player is to move, then for those where the second is (absent:
+    /// temperature only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curves: Option<SideCurves>,
+    /// The same after the network's temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_curves: Option<SideCurves>,
+}
+
+/// A calibration's curves: `[first player to move, second player to move]`,
+/// each with a curve per outcome.
+pub type SideCurves = [[Curve; 3]; 2];
+
+/// The curves of `curves` for positions where `to_move` is to move.
+pub fn for_side(curves: &SideCurves, to_move: Player) -> &[Curve; 3] {
+    match to_move {
+        Player::First => &curves[0],
+        Player::Second => &curves[1],
+    }
 }
 
 impl Calibration {
-    /// `wdl` calibrated.
-    pub fn apply(&self, wdl: [f32; 3]) -> [f32; 3] {
-        let scaled = scale(
-            [f64::from(wdl[0]), f64::from(wdl[1]), f64::from(wdl[2])],
-            self.temperature,
-        );
-        scaled.map(|p| p as f32)
+    /// The bar's `wdl` at a position where `to_move` is to move,
+    /// calibrated; both are P(first player wins), P(draw), P(second player
+    /// wins).
+    pub fn apply(&self, wdl: [f32; 3], to_move: Player) -> [f32; 3] {
+        let curves = self.curves.as_ref().map(|c| for_side(c, to_move));
+        calibrate(widen(wdl), self.temperature, curves).map(|p| p as f32)
     }
+
+    /// The network's own `wdl` (no search) calibrated, in the same
+    /// perspective.
+    pub fn apply_network(&self, wdl: [f32; 3], to_move: Player) -> [f32; 3] {
+        let curves = self.network_curves.as_ref().map(|c| for_side(c, to_move));
+        calibrate(widen(wdl), self.network_temperature, curves).map(|p| p as f32)
+    }
+
+    /// Why the calibration cannot be used, if it cannot: temperatures
+    /// must be positive and finite, curves well formed.
+    pub fn check(&self) -> Result<(), String> {
+        for (name, t) in [
+            ("temperature", self.temperature),
+            ("network_temperature", self.network_temperature),
+        ] {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(format!("calibration {name} {t} is not a positive number"));
+            }
+        }
+        for (name, curves) in [
+            ("curves", &self.curves),
+            ("network_curves", &self.network_curves),
+        ] {
+            if let Some(curves) = curves
+                && !curves.iter().flatten().all(Curve::is_valid)
+            {
+                return Err(format!(
+                    "calibration {name} are not non-decreasing knots in [0, 1]"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn widen(wdl: [f32; 3]) -> [f64; 3] {
+    wdl.map(f64::from)
+}
+
+/// `p` (first player's perspective) under `temperature`, then `curves`.
+pub fn calibrate(p: [f64; 3], temperature: f64, curves: Option<&[Curve; 3]>) -> [f64; 3] {
+    let scaled = scale(p, temperature);
+    match curves {
+        Some(curves) => apply_curves(scaled, curves),
+        None => scaled,
+    }
+}
+
+/// Each outcome's probability through its curve, renormalised (unchanged
+/// if the curves give all three nothing).
+pub fn apply_curves(p: [f64; 3], curves: &[Curve; 3]) -> [f64; 3] {
+    let mapped = [curves[0].at(p[0]), curves[1].at(p[1]), curves[2].at(p[2])];
+    let sum: f64 = mapped.iter().sum();
+    if sum > 0.0 {
+        mapped.map(|q| q / sum)
+    } else {
+        p
+    }
+}
+
+/// How close a fitted curve comes to 0 and 1: a block of positions that all
+/// went one way says "almost never" rather than "never" of the others.
+pub const CURVE_MARGIN: f64 = 0.005;
+
+/// A non-decreasing map of [0, 1] into [0, 1]: linear between its knots,
+/// flat beyond the first and the last; without knots, the identity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Curve {
+    /// `[x, y]` pairs, both non-decreasing.
+    pub knots: Vec<[f64; 2]>,
+}
+
+impl Curve {
+    /// The curve that changes nothing (no knots).
+    pub fn identity() -> Curve {
+        Curve { knots: Vec::new() }
+    }
+
+    /// The curve at `x` (`x` itself for the identity).
+    pub fn at(&self, x: f64) -> f64 {
+        let knots = &self.knots;
+        let Some(first) = knots.first() else {
+            return x;
+        };
+        if x <= first[0] {
+            return first[1];
+        }
+        let last = knots[knots.len() - 1];
+        if x >= last[0] {
+            return last[1];
+        }
+        let right = knots.partition_point(|k| k[0] <= x);
+        let (a, b) = (knots[right - 1], knots[right]);
+        let span = b[0] - a[0];
+        if span <= 0.0 {
+            return b[1];
+        }
+        a[1] + (b[1] - a[1]) * (x - a[0]) / span
+    }
+
+    /// Whether the knots are well formed: finite, in [0, 1], non-decreasing.
+    pub fn is_valid(&self) -> bool {
+        self.knots
+            .iter()
+            .all(|k| k.iter().all(|v| v.is_finite() && (0.0..=1.0).contains(v)))
+            && self
+                .knots
+                .windows(2)
+                .all(|w| w[0][0] <= w[1][0] && w[0][1] <= w[1][1])
+    }
+
+    /// Isotonic regression of `hits` on `predictions` (pool adjacent
+    /// violators), with blocks of at least `min_block` points (smaller ones
+    /// merge with a neighbour): each block is flat at its hit rate from its
+    /// lowest prediction to its highest (two knots), and the curve is
+    /// linear across the gaps between blocks.
+    pub fn fit(predictions: &[f64], hits: &[bool], min_block: usize) -> Curve {
+        let mut points: Vec<(f64, bool)> = predictions
+            .iter()
+            .copied()
+            .zip(hits.iter().copied())
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut blocks: Vec<Block> = Vec::new();
+        let mut index = 0;
+        while index < points.len() {
+            // Equal predictions share one block.
+            let x = points[index].0;
+            let mut block = Block {
+                count: 0.0,
+                hits: 0.0,
+                low: x,
+                high: x,
+            };
+            while index < points.len() && points[index].0 == x {
+                block.count += 1.0;
+                block.hits += f64::from(u8::from(points[index].1));
+                index += 1;
+            }
+            blocks.push(block);
+            pool_violators(&mut blocks);
+        }
+        let min_block = min_block.max(1) as f64;
+        while blocks.len() > 1 {
+            let Some(small) = (0..blocks.len())
+                .filter(|&i| blocks[i].count < min_block)
+                .min_by(|&a, &b| blocks[a].count.total_cmp(&blocks[b].count))
+            else {
+                break;
+            };
+            // Merge with the neighbour whose hit rate is closer.
+            let rate = blocks[small].rate();
+            let neighbour = match (small.checked_sub(1), blocks.get(small + 1)) {
+                (Some(left), Some(right)) => {
+                    if (blocks[left].rate() - rate).abs() <= (right.rate() - rate).abs() {
+                        left
+                    } else {
+                        small + 1
+                    }
+                }
+                (Some(left), None) => left,
+                _ => small + 1,
+            };
+            let (keep, gone) = (small.min(neighbour), small.max(neighbour));
+            let merged = blocks.remove(gone);
+            blocks[keep].absorb(&merged);
+        }
+        let mut knots = Vec::with_capacity(2 * blocks.len());
+        for block in &blocks {
+            let y = block.rate().clamp(CURVE_MARGIN, 1.0 - CURVE_MARGIN);
+            knots.push([block.low, y]);
+            if block.high > block.low {
+                knots.push([block.high, y]);
+            }
+        }
+        Curve { knots }
+    }
+}
+
+/// Consecutive points (by prediction) of an isotonic fit.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    count: f64,
+    hits: f64,
+    /// The lowest and highest predictions in the block.
+    low: f64,
+    high: f64,
+}
+
+impl Block {
+    fn rate(&self) -> f64 {
+        self.hits / self.count
+    }
+
+    /// Takes in the neighbouring block `other`.
+    fn absorb(&mut self, other: &Block) {
+        self.count += other.count;
+        self.hits += other.hits;
+        self.low = self.low.min(other.low);
+        self.high = self.high.max(other.high);
+    }
+}
+
+/// Merges the last block into its predecessors while their hit rates
+/// decrease (merging keeps rates between the merged ones, so the blocks
+/// stay sorted by prediction and become non-decreasing in rate).
+fn pool_violators(blocks: &mut Vec<Block>) {
+    while blocks.len() > 1 {
+        let last = blocks[blocks.len() - 1];
+        let previous = blocks[blocks.len() - 2];
+        if previous.hits * last.count <= last.hits * previous.count {
+            break;
+        }
+        blocks.pop();
+        blocks.last_mut().expect("two blocks").absorb(&last);
+    }
+}
+
+/// The three curves of a calibration, fitted on (first player's)
+/// `predictions` already under their temperature and their `outcomes`;
+/// blocks hold at least a 40th of the points (and 20). An outcome that
+/// happened at fewer positions than a block holds (draws, in games that
+/// rarely draw) keeps its probability: an identity curve.
+pub fn fit_curves(predictions: &[[f64; 3]], outcomes: &[usize]) -> [Curve; 3] {
+    let min_block = (predictions.len() / 40).max(20);
+    std::array::from_fn(|class| {
+        let hits: Vec<bool> = outcomes.iter().map(|&k| k == class).collect();
+        if hits.iter().filter(|&&hit| hit).count() < min_block {
+            return Curve::identity();
+        }
+        let xs: Vec<f64> = predictions.iter().map(|p| p[class]).collect();
+        Curve::fit(&xs, &hits, min_block)
+    })
 }
 
 /// `p` under temperature `temperature`.
@@ -204,6 +466,108 @@ mod tests {
         // Says 60 % when the truth is 90 %.
         let (predictions, outcomes) = overconfident(0.6, 0.9);
         assert!(fit_temperature(&predictions, &outcomes) < 1.0);
+    }
+
+    /// 2000 predictions of the first outcome spread evenly over [0.3, 0.7]
+    /// whose truth is a step: 10 % below 0.5, 90 % from it (what a bar that
+    /// hedges around 50 % on decided positions looks like).
+    fn step(offset: usize) -> (Vec<[f64; 3]>, Vec<usize>) {
+        (0..2000)
+            .map(|i| {
+                let x = 0.3 + 0.4 * (i as f64 + 0.5) / 2000.0;
+                let hit = if x < 0.5 {
+                    (i + offset) % 10 == 0
+                } else {
+                    (i + offset) % 10 != 0
+                };
+                ([x, 0.0, 1.0 - x], if hit { 0 } else { 2 })
+            })
+            .unzip()
+    }
+
+    #[test]
+    fn a_temperature_cannot_fix_a_step_but_monotone_curves_do() {
+        let (predictions, outcomes) = step(0);
+        let t = fit_temperature(&predictions, &outcomes);
+        let scaled: Vec<_> = predictions.iter().map(|&p| scale(p, t)).collect();
+        let curves = fit_curves(&scaled, &outcomes);
+        assert!(curves.iter().all(Curve::is_valid));
+        // Measured on other draws of the same truth.
+        let (held_out, held_outcomes) = step(5);
+        let with_t: Vec<_> = held_out.iter().map(|&p| scale(p, t)).collect();
+        let with_curves: Vec<_> = held_out
+            .iter()
+            .map(|&p| calibrate(p, t, Some(&curves)))
+            .collect();
+        let ece_t = expected_calibration_error(&with_t, &held_outcomes, 0, 15);
+        let ece_curves = expected_calibration_error(&with_curves, &held_outcomes, 0, 15);
+        assert!(ece_t > 0.1, "{ece_t}");
+        assert!(ece_curves < 0.02, "{ece_curves}");
+        // The curve of the first outcome is the step, and stays monotone.
+        let at_low = calibrate([0.4, 0.0, 0.6], t, Some(&curves))[0];
+        let at_high = calibrate([0.6, 0.0, 0.4], t, Some(&curves))[0];
+        assert!((at_low - 0.1).abs() < 0.03, "{at_low}");
+        assert!((at_high - 0.9).abs() < 0.03, "{at_high}");
+        for p in with_curves {
+            assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn a_curve_interpolates_between_knots_and_is_flat_beyond() {
+        let curve = Curve {
+            knots: vec![[0.2, 0.1], [0.6, 0.5], [0.8, 0.9]],
+        };
+        assert_eq!(curve.at(0.0), 0.1);
+        assert!((curve.at(0.4) - 0.3).abs() < 1e-12);
+        assert!((curve.at(0.7) - 0.7).abs() < 1e-12);
+        assert_eq!(curve.at(1.0), 0.9);
+        assert!(curve.is_valid());
+        let decreasing = Curve {
+            knots: vec![[0.2, 0.5], [0.6, 0.4]],
+        };
+        assert!(!decreasing.is_valid());
+    }
+
+    #[test]
+    fn pooling_leaves_no_decrease_and_no_small_block() {
+        // Hits that go down then up: the violators are pooled.
+        let xs: Vec<f64> = (0..300).map(|i| f64::from(i) / 300.0).collect();
+        let hits: Vec<bool> = (0..300).map(|i| (i / 50) % 3 == 0 || i >= 250).collect();
+        let curve = Curve::fit(&xs, &hits, 40);
+        assert!(curve.is_valid());
+        // Two knots per block, blocks of at least 40 points.
+        assert!(curve.knots.len() <= 2 * (300 / 40));
+    }
+
+    #[test]
+    fn a_calibration_with_a_bad_temperature_or_curve_is_refused() {
+        let good = Calibration {
+            temperature: 0.7,
+            network_temperature: 1.1,
+            simulations: 64,
+            fit_games: 10,
+            test_games: 10,
+            ece_before: 0.1,
+            ece_after: 0.05,
+            curves: None,
+            network_curves: None,
+        };
+        assert_eq!(good.check(), Ok(()));
+        let cold = Calibration {
+            temperature: 0.0,
+            ..good.clone()
+        };
+        assert!(cold.check().unwrap_err().contains("temperature"));
+        let bent = Calibration {
+            curves: Some(std::array::from_fn(|_| {
+                std::array::from_fn(|_| Curve {
+                    knots: vec![[0.5, 0.9], [0.6, 0.2]],
+                })
+            })),
+            ..good
+        };
+        assert!(bent.check().unwrap_err().contains("curves"));
     }
 
     #[test]

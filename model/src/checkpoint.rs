@@ -155,6 +155,9 @@ impl Checkpoint {
                 ),
             ));
         }
+        if let Some(calibration) = &metadata.calibration {
+            calibration.check().map_err(|why| invalid(path, why))?;
+        }
         let expected = NetworkConfig::for_game(spec);
         let shape = &metadata.network;
         if (shape.input_planes, shape.height, shape.width, shape.actions)

@@ -72,7 +72,9 @@ pub fn run(args: ExportArgs) -> Result<()> {
             "temperature": c.temperature,
             "network_temperature": c.network_temperature,
             "bar_simulations": c.simulations,
-            "rule": "p ∝ exp(ln(max(p, 1e-6)) / T) over win, draw, loss; network_temperature applies to the network's own output, temperature to the engine's bar after its search",
+            "curves": c.curves,
+            "network_curves": c.network_curves,
+            "rule": "on P(Light wins), P(draw), P(Dark wins): first p ∝ exp(ln(max(p, 1e-6)) / T), then, when the curves are not null, each probability through its curve (curves[0] where Light is to move, curves[1] where Dark is; per outcome Light, draw, Dark; knots [x, y], linear between them, flat beyond the ends, no knots: unchanged) and the three renormalised to sum 1; network_temperature and network_curves apply to the network's own output, temperature and curves to the engine's bar after its search",
         })),
         "network": config,
         "provenance": checkpoint.metadata.provenance,
@@ -146,16 +148,12 @@ fn test_vectors(
                         .then(b.index().cmp(&a.index()))
                 })
                 .map(|a| game.format_action(state, a));
-            let probabilities = softmax3([wdl[0], wdl[1], wdl[2]]);
-            let probabilities = match calibration {
-                Some(c) => {
-                    let p = probabilities.map(f64::from);
-                    grandmaitre_model::calibration::scale(p, c.network_temperature).map(|x| x as f32)
-                }
-                None => probabilities,
+            let to_move = game.current_player(state);
+            let first = crate::advice::for_first_player(to_move, softmax3([wdl[0], wdl[1], wdl[2]]));
+            let [light, draw, dark] = match calibration {
+                Some(c) => c.apply_network(first, to_move),
+                None => first,
             };
-            let [light, draw, dark] =
-                crate::advice::for_first_player(game.current_player(state), probabilities);
             json!({
                 "position": game.format_state(state),
                 "planes": planes,

@@ -23,7 +23,9 @@ import {
   Layout,
   PLANE_COUNT,
   Position,
+  applyCurves,
   completingCells,
+  curveAt,
   hasFourInRow,
   parseCell,
   scaleByTemperature,
@@ -174,6 +176,21 @@ describe('rules', () => {
     assert.equal(planes[29 * CELLS], 1);
     assert.equal(planes[25 * CELLS], Math.fround(10 / 13));
     assert.equal(planes[28 * CELLS], Math.fround(144 / 150));
+  });
+
+  test('calibration curves interpolate, stay flat beyond their ends and renormalise', () => {
+    const knots = [
+      [0.2, 0.1],
+      [0.6, 0.5],
+      [0.8, 0.9],
+    ];
+    assert.equal(curveAt(knots, 0), 0.1);
+    assert.ok(Math.abs(curveAt(knots, 0.4) - 0.3) < 1e-12);
+    assert.equal(curveAt(knots, 1), 0.9);
+    assert.equal(curveAt([], 0.37), 0.37);
+    const shown = applyCurves([0.5, 0.0, 0.5], [knots, [], [[0, 0.2], [1, 0.2]]]);
+    assert.ok(Math.abs(shown.reduce((a, b) => a + b) - 1) < 1e-12);
+    assert.ok(Math.abs(shown[0] / shown[2] - 0.4 / 0.2) < 1e-12);
   });
 
   test('temperature scaling keeps the order and sums to one', () => {
@@ -355,6 +372,23 @@ describe(`the export at ${exportDir}`, () => {
   test('a finished game gives its exact result without a move', async () => {
     const result = await grandMaitre.evaluate('5/1LLD1/D1L2/1LLD1/2LDD d - 11');
     assert.deepEqual(result, { light: 1, draw: 0, dark: 0, move: null, legalMoves: [] });
+  });
+
+  test('a malformed calibration curve is refused with a one-line error', async () => {
+    const identity = { knots: [] };
+    const bad = structuredClone(description);
+    bad.calibration = {
+      network_temperature: 1,
+      network_curves: [
+        [{ knots: [[0.5, 0.9], [0.6, 0.2]] }, identity, identity],
+        [identity, identity, identity],
+      ],
+    };
+    await assert.rejects(GrandMaitre.load(ort, { model, description: bad }), (error) => {
+      assert.match(error.message, /^invalid model description: calibration\.network_curves\[0\]\[0\] must be/);
+      assert.ok(!error.message.includes('\n'));
+      return true;
+    });
   });
 
   test('evaluate rejects a malformed position with a one-line error', async () => {
