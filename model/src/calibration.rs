@@ -290,14 +290,14 @@ fn pool_violators(blocks: &mut Vec<Block>) {
 
 /// The three curves of a calibration, fitted on (first player's)
 /// `predictions` already under their temperature and their `outcomes`;
-/// blocks hold at least a 40th of the points (and 20). An outcome that
-/// happened at fewer positions than a block holds (draws, in games that
-/// rarely draw) keeps its probability: an identity curve.
-pub fn fit_curves(predictions: &[[f64; 3]], outcomes: &[usize]) -> [Curve; 3] {
+/// blocks hold at least a 40th of the points (and 20). An outcome not in
+/// `fitted`, or that happened at fewer positions than a block holds, keeps
+/// its probability: an identity curve.
+pub fn fit_curves(predictions: &[[f64; 3]], outcomes: &[usize], fitted: [bool; 3]) -> [Curve; 3] {
     let min_block = (predictions.len() / 40).max(20);
     std::array::from_fn(|class| {
         let hits: Vec<bool> = outcomes.iter().map(|&k| k == class).collect();
-        if hits.iter().filter(|&&hit| hit).count() < min_block {
+        if !fitted[class] || hits.iter().filter(|&&hit| hit).count() < min_block {
             return Curve::identity();
         }
         let xs: Vec<f64> = predictions.iter().map(|p| p[class]).collect();
@@ -490,7 +490,7 @@ mod tests {
         let (predictions, outcomes) = step(0);
         let t = fit_temperature(&predictions, &outcomes);
         let scaled: Vec<_> = predictions.iter().map(|&p| scale(p, t)).collect();
-        let curves = fit_curves(&scaled, &outcomes);
+        let curves = fit_curves(&scaled, &outcomes, [true; 3]);
         assert!(curves.iter().all(Curve::is_valid));
         // Measured on other draws of the same truth.
         let (held_out, held_outcomes) = step(5);

@@ -44,6 +44,11 @@ use crate::players::{load_model, model_or_shipped};
 use crate::plot::{ReliabilityPanel, reliability_diagram};
 
 const BINS: usize = 15;
+/// Bins of fewer positions are left out of the reliability diagram (their
+/// frequency is noise; the calibration error still counts them).
+const MIN_PLOTTED_POSITIONS: usize = 20;
+/// Games an outcome must have ended for its curves to be fitted.
+const MIN_OUTCOME_GAMES: usize = 40;
 const BOOTSTRAP_SAMPLES: usize = 500;
 const OUTCOMES: [&str; 3] = ["Light wins", "draw", "Dark wins"];
 
@@ -258,10 +263,14 @@ struct Fitted {
 
 impl Fitted {
     /// One temperature for all positions, then curves for the positions
-    /// where Light is to move and for those where Dark is.
+    /// where Light is to move and for those where Dark is; an outcome that
+    /// ended fewer than [`MIN_OUTCOME_GAMES`] games gets none (its
+    /// positions, however many, are too few independent facts).
     fn on(games: &[&Played], pick: Pick) -> Fitted {
         let (predictions, outcomes) = flatten(games, RAW, pick);
         let temperature = calibration::fit_temperature(&predictions, &outcomes);
+        let fitted =
+            [0, 1, 2].map(|k| games.iter().filter(|g| g.result == k).count() >= MIN_OUTCOME_GAMES);
         let sides: Vec<u8> = games.iter().flat_map(|g| g.sides.iter().copied()).collect();
         let curves = [0, 1].map(|side| {
             let (scaled, outcomes): (Vec<[f64; 3]>, Vec<usize>) = predictions
@@ -271,7 +280,7 @@ impl Fitted {
                 .filter(|&(_, &s)| s == side)
                 .map(|((&p, &k), _)| (calibration::scale(p, temperature), k))
                 .unzip();
-            calibration::fit_curves(&scaled, &outcomes)
+            calibration::fit_curves(&scaled, &outcomes, fitted)
         });
         Fitted {
             temperature,
@@ -457,7 +466,8 @@ impl GameTask for Calibrate {
             "# Calibration of the win-probability bar\n\n```\n{}```\n\n{table}\n\
              ECE: expected calibration error over {BINS} equal-width bins of the predicted \
              probability of each outcome; intervals: 95 %, bootstrap over {BOOTSTRAP_SAMPLES} \
-             resamples of the held-out games. Reliability diagram: `reliability.png`.\n",
+             resamples of the held-out games. Reliability diagram: `reliability.png` \
+             (bins of fewer than {MIN_PLOTTED_POSITIONS} positions left out).\n",
             summary.replace("model ", "grandmaitre calibrate on ")
         );
         write_atomically(
@@ -504,7 +514,7 @@ impl GameTask for Calibrate {
         let bins = |predictions: &[[f64; 3]], class: usize| {
             calibration::reliability(predictions, &test_outcomes, class, BINS)
                 .into_iter()
-                .filter(|b| b.count > 0)
+                .filter(|b| b.count >= MIN_PLOTTED_POSITIONS)
                 .map(|b| (b.mean_prediction, b.frequency, b.count))
                 .collect::<Vec<_>>()
         };

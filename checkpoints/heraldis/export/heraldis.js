@@ -752,8 +752,74 @@ export function scaleByTemperature(probabilities, temperature) {
   return softmax(logits);
 }
 
-/** The calibration temperature of a model description, or null. */
-function networkTemperature(description) {
+/**
+ * A calibration curve at `x`: linear between its knots `[x, y]`, flat
+ * beyond the first and the last; without knots, `x` itself.
+ */
+export function curveAt(knots, x) {
+  if (knots.length === 0) {
+    return x;
+  }
+  if (x <= knots[0][0]) {
+    return knots[0][1];
+  }
+  const last = knots[knots.length - 1];
+  if (x >= last[0]) {
+    return last[1];
+  }
+  let right = 1;
+  while (knots[right][0] <= x) {
+    right += 1;
+  }
+  const [x0, y0] = knots[right - 1];
+  const [x1, y1] = knots[right];
+  return x1 > x0 ? y0 + ((y1 - y0) * (x - x0)) / (x1 - x0) : y1;
+}
+
+/**
+ * Each of P(Light wins), P(draw), P(Dark wins) through its curve, then
+ * renormalised (unchanged if the curves give all three nothing).
+ */
+export function applyCurves(probabilities, curves) {
+  const mapped = probabilities.map((p, outcome) => curveAt(curves[outcome], p));
+  const sum = mapped.reduce((a, b) => a + b, 0);
+  return sum > 0 ? mapped.map((p) => p / sum) : probabilities;
+}
+
+/** Checked knots of one calibration curve (`{ knots: [[x, y], ...] }`). */
+function curveKnots(curve, where) {
+  const knots = curve?.knots;
+  const fail = () => {
+    throw new Error(
+      `invalid model description: ${where} must be { knots: [[x, y], ...] } with x and y in [0, 1], both non-decreasing`,
+    );
+  };
+  if (!Array.isArray(knots)) {
+    fail();
+  }
+  for (const [index, knot] of knots.entries()) {
+    if (!Array.isArray(knot) || knot.length !== 2) {
+      fail();
+    }
+    for (const [axis, value] of knot.entries()) {
+      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
+        fail();
+      }
+      if (index > 0 && value < knots[index - 1][axis]) {
+        fail();
+      }
+    }
+  }
+  return knots;
+}
+
+/**
+ * The calibration of the network's own bar in a model description:
+ * `{ temperature, curves }` (`curves` null, or the knots of P(Light wins),
+ * P(draw), P(Dark wins) where Light is to move, then where Dark is), or
+ * null when the model is not calibrated.
+ */
+function networkCalibration(description) {
   const calibration = description.calibration;
   if (calibration === null || calibration === undefined) {
     return null;
@@ -764,7 +830,19 @@ function networkTemperature(description) {
       `invalid model description: calibration.network_temperature must be a positive number, found ${shown(JSON.stringify(calibration.network_temperature))}`,
     );
   }
-  return temperature;
+  const sides = calibration.network_curves;
+  if (sides === null || sides === undefined) {
+    return { temperature, curves: null };
+  }
+  if (!Array.isArray(sides) || sides.length !== 2 || sides.some((side) => !Array.isArray(side) || side.length !== 3)) {
+    throw new Error(
+      'invalid model description: calibration.network_curves must hold 3 curves where Light is to move, then 3 where Dark is',
+    );
+  }
+  const curves = sides.map((side, s) =>
+    side.map((curve, outcome) => curveKnots(curve, `calibration.network_curves[${s}][${outcome}]`)),
+  );
+  return { temperature, curves };
 }
 
 /** The layout notation of a model description (the default when absent). */
@@ -807,7 +885,7 @@ export class GrandMaitre {
     this.session = session;
     this.description = description;
     this.game = game;
-    this.temperature = networkTemperature(description);
+    this.calibration = networkCalibration(description);
     this.inputName = description.input?.name ?? 'planes';
   }
 
@@ -894,11 +972,16 @@ export class GrandMaitre {
 
   /** The bar and move from the network's outputs on an open position. */
   reading(position, policyLogits, wdlLogits) {
-    let wdl = softmax(wdlLogits);
-    if (this.temperature !== null) {
-      wdl = scaleByTemperature(wdl, this.temperature);
+    const [win, draw, loss] = softmax(wdlLogits);
+    const lightToMove = position.side === LIGHT;
+    let bar = lightToMove ? [win, draw, loss] : [loss, draw, win];
+    if (this.calibration !== null) {
+      const { temperature, curves } = this.calibration;
+      bar = scaleByTemperature(bar, temperature);
+      if (curves !== null) {
+        bar = applyCurves(bar, curves[lightToMove ? 0 : 1]);
+      }
     }
-    const [win, draw, loss] = wdl;
     const actions = this.game.legalActions(position);
     let best = -1;
     for (const action of actions) {
@@ -906,11 +989,10 @@ export class GrandMaitre {
         best = action;
       }
     }
-    const lightToMove = position.side === LIGHT;
     return {
-      light: lightToMove ? win : loss,
-      draw,
-      dark: lightToMove ? loss : win,
+      light: bar[0],
+      draw: bar[1],
+      dark: bar[2],
       move: best < 0 ? null : this.game.formatAction(position, best),
       legalMoves: actions.map((action) => this.game.formatAction(position, action)),
     };
