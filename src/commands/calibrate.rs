@@ -103,8 +103,8 @@ struct RecordsHeader {
 
 const RECORDS_FORMAT: &str = "grandmaitre calibration games 1";
 
-/// The header and games of a `--games-out` file, checked against what this
-/// run would have played.
+/// The header and games of a `--games-out` file: games of `game`, with the
+/// bar's present number of simulations, every record consistent.
 fn read_records(path: &Path, game: &str) -> Result<(RecordsHeader, Vec<Played>)> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
