@@ -773,7 +773,8 @@ export function curveAt(knots, x) {
   }
   const [x0, y0] = knots[right - 1];
   const [x1, y1] = knots[right];
-  return x1 > x0 ? y0 + ((y1 - y0) * (x - x0)) / (x1 - x0) : y1;
+  // Knots sorted by x: x0 <= x < x1, so the span is positive.
+  return y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
 }
 
 /**

@@ -161,13 +161,10 @@ impl Curve {
         if x >= last[0] {
             return last[1];
         }
+        // Knots sorted by x: a[0] <= x < b[0], so the span is positive.
         let right = knots.partition_point(|k| k[0] <= x);
         let (a, b) = (knots[right - 1], knots[right]);
-        let span = b[0] - a[0];
-        if span <= 0.0 {
-            return b[1];
-        }
-        a[1] + (b[1] - a[1]) * (x - a[0]) / span
+        a[1] + (b[1] - a[1]) * (x - a[0]) / (b[0] - a[0])
     }
 
     /// Whether the knots are well formed: finite, in [0, 1], non-decreasing.

@@ -356,8 +356,9 @@ impl GameTask for Calibrate {
     fn run<G: CliGame>(self, game: &G, _state: G::State) -> Result<()> {
         let args = &self.args;
         let path = model_or_shipped::<G>(args.model.as_deref())?;
-        let (evaluator, _) = load_model(&path, game.spec())?;
         let (header, played, held_out, seeds) = if args.games_in.is_empty() {
+            // Only playing needs the network; a refit reads the games.
+            let (evaluator, _) = load_model(&path, game.spec())?;
             let level = Level::get(args.level).map_err(anyhow::Error::msg)?;
             let played = play_games(game, &evaluator, &level, args)?;
             let header = RecordsHeader {
