@@ -3,10 +3,11 @@
 # onnxruntime's native CPU runtime (onnxruntime-node) on the same network,
 # exported to ONNX, in one run. Not part of the test suite.
 #
-#   scripts/bench-onnxruntime.sh [--model DIR | --channels C --blocks B] [--seconds S]
+#   scripts/bench-onnxruntime.sh [--model DIR | --channels C --blocks B] [--seconds S] [--threads T]
 #
 # Without --model it times a fresh network of the given shape (default: the
-# shape of ../shared/notes/dependencies.md, 64 channels × 6 blocks).
+# shape of ../shared/notes/dependencies.md, 64 channels × 6 blocks). Both
+# runtimes get the same number of threads (default: one per core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,12 +15,14 @@ model=""
 channels=64
 blocks=6
 seconds=2
+threads=$(nproc)
 while [ $# -gt 0 ]; do
     case "$1" in
         --model) model="$2"; shift 2 ;;
         --channels) channels="$2"; shift 2 ;;
         --blocks) blocks="$2"; shift 2 ;;
         --seconds) seconds="$2"; shift 2 ;;
+        --threads) threads="$2"; shift 2 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -42,9 +45,8 @@ if [ ! -d "$node_dir/node_modules/onnxruntime-node" ]; then
     (cd "$node_dir" && npm install --silent --no-save --ignore-scripts onnxruntime-node@1.30.0 >/dev/null)
 fi
 shape=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["input"]["shape"]; print(s[1], s[2], s[3])' "$work/export/model.json")
-threads=$(nproc)
-echo "== ours (grandmaitre bench nn)"
-"$bin" bench nn --model "$model" --seconds "$seconds" --burn none
+echo "== ours (grandmaitre bench nn) $threads threads"
+"$bin" bench nn --model "$model" --seconds "$seconds" --burn none --threads "$threads"
 echo "== onnxruntime-node $threads threads"
 cp scripts/ort-bench.mjs "$node_dir/"
 node "$node_dir/ort-bench.mjs" "$work/export/model.onnx" $shape 1,8,64,256 "$seconds" "$threads"

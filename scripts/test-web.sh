@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tests of the web side (web/): the JavaScript rules, encoding and bar
 # against a fresh export of checkpoints/heraldis (onnxruntime-node), and the
-# demo page in headless Chromium (onnxruntime-web); then the node tests
-# against the committed export, if there is one.
+# demo page in headless Chromium (onnxruntime-web), and the module's loader
+# under damaged model.json descriptions; then the node tests against the
+# committed export, if there is one.
 #
 #   scripts/test-web.sh
 #
@@ -35,7 +36,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin" export --model checkpoints/heraldis --out "$tmp/export"
 
 echo "== web tests against a fresh export"
-(cd web && GM_EXPORT="$tmp/export" node --test test/node.test.mjs test/browser.test.mjs)
+(cd web && GM_EXPORT="$tmp/export" node --test test/node.test.mjs test/description.test.mjs test/browser.test.mjs)
 
 if [ -f checkpoints/heraldis/export/model.json ]; then
     echo "== web tests against the committed export"

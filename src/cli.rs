@@ -278,7 +278,8 @@ pub struct PerftArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
-    /// Perft speed on one thread (move generation and make-move).
+    /// Perft speed on one thread: leaves counted per second (a game's own
+    /// perft may count the last plies without making their moves).
     Perft(BenchPerftArgs),
     /// Pure search speed: simulations per second with the uniform evaluator
     /// on one thread.
@@ -356,6 +357,9 @@ pub struct BenchNnArgs {
     /// onnxruntime comparison script).
     #[arg(long)]
     pub save: Option<std::path::PathBuf>,
+    /// Threads for inference and search (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
 }
 
 #[derive(Debug, Args)]

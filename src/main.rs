@@ -10,6 +10,7 @@ mod plot;
 use std::process::ExitCode;
 
 use clap::Parser;
+use grandmaitre_engine::game::OneLine;
 
 fn main() -> ExitCode {
     let args = match cli::Cli::try_parse() {
@@ -19,7 +20,9 @@ fn main() -> ExitCode {
     match commands::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            // One line, whatever text from outside the message quotes.
+            let message = format!("{error:#}");
+            eprintln!("error: {}", OneLine(&message));
             ExitCode::from(2)
         }
     }

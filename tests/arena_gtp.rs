@@ -45,11 +45,13 @@ fn arena_json_counts_every_game_and_both_colours() {
 }
 
 #[test]
-fn arena_sprt_stops_a_lopsided_match_early() {
+fn arena_sprt_stops_a_clean_sweep_within_its_first_pairs() {
+    // Alpha-beta at depth 2 never loses to random play: every pair is two
+    // wins, and the eighth pair crosses the upper bound ln 19.
     let report = json_of(&[
         "arena",
         "--a",
-        "rollout:sims=300",
+        "alphabeta:depth=2",
         "--b",
         "random",
         "--games",
@@ -59,8 +61,15 @@ fn arena_sprt_stops_a_lopsided_match_early() {
         "--json",
     ]);
     assert_eq!(report["sprt"]["verdict"], "H1");
+    assert_eq!(report["sprt"]["pairs"], serde_json::json!([0, 0, 0, 0, 8]));
+    let llr = report["sprt"]["llr"].as_f64().expect("llr");
+    assert!((llr - 3.3475).abs() < 1e-3, "{llr}");
     assert_eq!(report["stopped_early"], true);
-    assert!(report["games"].as_u64().expect("games") < 400);
+    let games = report["games"].as_u64().expect("games");
+    assert_eq!(report["wins"].as_u64(), Some(games));
+    // The 16 games of the 8 pairs, and games of unfinished pairs that ended
+    // first on other threads.
+    assert!((16..=24).contains(&games), "{games} games");
 }
 
 #[test]

@@ -35,10 +35,18 @@ fn fresh_checkpoint(directory: &Path) -> String {
         "{text}"
     );
     assert!(text.contains("machine GEMM"), "{text}");
-    assert!(
-        text.contains("MCTS (32 searches × 8 leaves, batch 256)"),
-        "{text}"
-    );
+    // The MCTS line counts network calls and the batch they really carried.
+    let mcts = text
+        .lines()
+        .find(|l| l.starts_with("MCTS (32 searches × up to 8 leaves, at most 256 a call)"))
+        .unwrap_or_else(|| panic!("no MCTS line: {text}"));
+    let mean_batch: f64 = mcts
+        .split("(mean batch ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("no mean batch: {mcts}"));
+    assert!((1.0..=256.0).contains(&mean_batch), "{mcts}");
     let rows: Vec<&str> = text
         .lines()
         .filter(|l| l.trim_start().starts_with(['1', '4']))
@@ -142,33 +150,48 @@ fn missing_or_corrupt_models_get_one_line_errors() {
     let model = fresh_checkpoint(directory.path());
     std::fs::write(Path::new(&model).join("weights.bpk"), b"garbage").expect("corrupt");
     let missing = directory.path().join("none");
-    let cases: Vec<Vec<String>> = vec![
-        vec![
-            "export".into(),
-            "--model".into(),
-            model.clone(),
-            "--out".into(),
-            "x".into(),
-        ],
-        vec![
-            "gtp".into(),
-            "--model".into(),
-            missing.to_string_lossy().into(),
-        ],
-        vec![
-            "arena".into(),
-            "--a".into(),
-            format!("mcts:model={model}"),
-            "--b".into(),
-            "random".into(),
-        ],
-        vec!["bench".into(), "nn".into(), "--batches".into(), "0".into()],
+    let truncated = "weights.bpk has 7 bytes, expected";
+    let not_a_checkpoint = "not a checkpoint directory";
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "export".into(),
+                "--model".into(),
+                model.clone(),
+                "--out".into(),
+                "x".into(),
+            ],
+            truncated,
+        ),
+        (
+            vec![
+                "gtp".into(),
+                "--model".into(),
+                missing.to_string_lossy().into(),
+            ],
+            not_a_checkpoint,
+        ),
+        (
+            vec![
+                "arena".into(),
+                "--a".into(),
+                format!("mcts:model={model}"),
+                "--b".into(),
+                "random".into(),
+            ],
+            truncated,
+        ),
+        (
+            vec!["bench".into(), "nn".into(), "--batches".into(), "0".into()],
+            "invalid --batches '0'",
+        ),
     ];
-    for args in cases {
+    for (args, message) in cases {
         let output = grandmaitre().args(&args).output().expect("runs");
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8(output.stderr).expect("utf-8");
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
     assert!(
         !directory.path().join("x").exists(),
@@ -385,16 +408,34 @@ fn calibrate_keeps_its_games_and_refits_on_them() {
 fn advice_commands_refuse_bad_input_in_one_line() {
     let directory = tempfile::tempdir().expect("temp dir");
     let model = fresh_checkpoint(directory.path());
-    let cases: [&[&str]; 7] = [
-        &["advise", "--position", "5/5/5/5 l - 0"],
-        &["advise", "--layout", "A S"],
-        &["advise", "--level", "11"],
-        &["advise", "--moves", "b2"],
-        &["advise", "--position", "5/5/5/LLLL1/DDD2 d - 7"],
-        &["winprob", "--position", "5/5/5/5/5 x - 0"],
-        &["calibrate", "--games", "2"],
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["advise", "--position", "5/5/5/5 l - 0"],
+            "invalid position '5/5/5/5 l - 0': expected 5 ranks separated by '/', found 4",
+        ),
+        (
+            &["advise", "--layout", "A S"],
+            "invalid layout 'A S': expected 5 ranks",
+        ),
+        (
+            &["advise", "--level", "11"],
+            "level must be between 1 and 10, found 11",
+        ),
+        (
+            &["advise", "--moves", "b2"],
+            "in --moves: invalid move 'b2': illegal move",
+        ),
+        (
+            &["advise", "--position", "5/5/5/LLLL1/DDD2 d - 7"],
+            "the game is over",
+        ),
+        (
+            &["winprob", "--position", "5/5/5/5/5 x - 0"],
+            "bad side 'x'",
+        ),
+        (&["calibrate", "--games", "2"], "--games must be at least 4"),
     ];
-    for args in cases {
+    for (args, message) in cases {
         let output = grandmaitre()
             .args(args)
             .args(["--model", &model])
@@ -403,5 +444,6 @@ fn advice_commands_refuse_bad_input_in_one_line() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8(output.stderr).expect("utf-8");
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }

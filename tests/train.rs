@@ -80,7 +80,29 @@ fn the_ndarray_backend_trains_too() {
     let run = directory.path().join("run");
     let output = train(&run, &config, &["--backend", "ndarray"]);
     assert!(output.status.success(), "{output:?}");
-    assert!(run.join("checkpoints/gen-0001/weights.bpk").exists());
+    // One generation of the tiny settings' 4 steps on 8 games, with finite
+    // losses, into a checkpoint the default backend loads.
+    let log = std::fs::read_to_string(run.join("log.csv")).expect("log");
+    let fields: Vec<&str> = log
+        .lines()
+        .nth(1)
+        .expect("a generation")
+        .split(',')
+        .collect();
+    assert_eq!(fields[..2], ["1", "8"], "{log}");
+    assert_eq!(fields[3], "4", "{log}");
+    for loss in &fields[4..6] {
+        let loss: f32 = loss.parse().expect("a loss");
+        assert!(loss.is_finite() && loss > 0.0, "{log}");
+    }
+    let checkpoint = grandmaitre_model::Checkpoint::load(
+        &run.join("checkpoints/gen-0001"),
+        grandmaitre_engine::Game::spec(&grandmaitre_engine::heraldis::Heraldis::default()),
+        &burn::tensor::Device::flex(),
+    )
+    .expect("loads on flex");
+    assert_eq!(checkpoint.metadata.provenance.training_steps, 4);
+    assert_eq!(checkpoint.metadata.provenance.games, 8);
 }
 
 #[test]
@@ -99,15 +121,23 @@ fn a_killed_run_resumes_without_losing_or_corrupting_anything() {
         .stderr(Stdio::null())
         .spawn()
         .expect("starts");
-    // Kill it once it is inside a generation: some shards written, more to come.
+    // A generation is 4 shards of 2 games. Kill the run inside the self-play
+    // of its second generation or a later one: the generation's first shard
+    // written, three to come, its checkpoint not yet.
     let start = Instant::now();
-    while shards(&run).len() < 5 && start.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(5));
+    let inside_selfplay = |count: usize| count >= 5 && count % 4 == 1;
+    while !inside_selfplay(shards(&run).len()) && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(2));
     }
     child.kill().expect("SIGKILL");
     child.wait().expect("reaped");
     let before = shards(&run);
-    assert!(before.len() >= 5, "the run wrote shards before the kill");
+    assert!(
+        inside_selfplay(before.len()),
+        "not killed inside a generation's self-play: {} shards",
+        before.len()
+    );
+    let generations_done = before.len() / 4;
 
     let output = Command::cargo_bin("grandmaitre")
         .expect("binary")
@@ -142,6 +172,10 @@ fn a_killed_run_resumes_without_losing_or_corrupting_anything() {
                 .exists()
         );
     }
+    // The interrupted generation was finished, no more: its games topped up
+    // to a whole generation, one more checkpoint and log line.
+    assert_eq!(names.len(), generations_done + 1, "{names:?}");
+    assert_eq!(after.len(), 4 * names.len(), "{} shards", after.len());
     let log = std::fs::read_to_string(run.join("log.csv")).expect("log");
     assert_eq!(log.lines().count(), names.len() + 1, "{log}");
 }
@@ -152,36 +186,27 @@ fn bad_training_arguments_get_one_line_errors() {
     let bad = directory.path().join("bad.toml");
     std::fs::write(&bad, "[network]\nchannels = -3\n").expect("config");
     let run = directory.path().join("run");
-    for args in [
-        vec![
-            "train",
-            "--run",
-            run.to_str().expect("path"),
-            "--time",
-            "soon",
-        ],
-        vec![
-            "train",
-            "--run",
-            run.to_str().expect("path"),
-            "--config",
-            bad.to_str().expect("path"),
-        ],
-        vec![
-            "train",
-            "--run",
-            run.to_str().expect("path"),
-            "--config",
-            "/nonexistent.toml",
-        ],
-        vec![
-            "train",
-            "--game",
-            "chess",
-            "--run",
-            run.to_str().expect("path"),
-        ],
-    ] {
+    let run = run.to_str().expect("path");
+    let bad = bad.to_str().expect("path");
+    let cases: [(Vec<&str>, &str); 4] = [
+        (
+            vec!["train", "--run", run, "--time", "soon"],
+            "invalid --time 'soon': expected a duration such as 90s, 45m or 2h",
+        ),
+        (
+            vec!["train", "--run", run, "--config", bad],
+            "expected usize",
+        ),
+        (
+            vec!["train", "--run", run, "--config", "/nonexistent.toml"],
+            "reading /nonexistent.toml",
+        ),
+        (
+            vec!["train", "--game", "chess", "--run", run],
+            "unknown game 'chess'",
+        ),
+    ];
+    for (args, message) in cases {
         let output = Command::cargo_bin("grandmaitre")
             .expect("binary")
             .args(&args)
@@ -190,6 +215,7 @@ fn bad_training_arguments_get_one_line_errors() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8(output.stderr).expect("utf-8");
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
 
@@ -239,4 +265,9 @@ fn a_selfplay_worker_adds_games_beside_training() {
         .output()
         .expect("runs");
     assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8(refused.stderr).expect("utf-8");
+    assert!(
+        stderr.contains("is not a training run (no config.toml)"),
+        "{stderr}"
+    );
 }

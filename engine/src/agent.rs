@@ -134,6 +134,13 @@ impl<G: Game, E: Evaluator<G> + Send> MctsAgent<G, E> {
         self.config = config;
     }
 
+    /// Drops the kept tree, so that the next search starts afresh: needed
+    /// when the rules change under an equal position (another layout or
+    /// board size), whose moves the tree would still offer.
+    pub fn clear_tree(&mut self) {
+        self.search = None;
+    }
+
     /// Changes how the move is chosen after the search.
     pub fn set_choice(&mut self, choice: MoveChoice) {
         self.choice = choice;

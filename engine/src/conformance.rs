@@ -30,7 +30,8 @@ pub struct ConformanceReport {
 /// - `play` refuses an illegal action;
 /// - no game is longer than `max_game_length`;
 /// - outcomes are zero-sum between the two players;
-/// - clones are equal, and game parameter, position and move texts
+/// - clones are equal and independent (a move made on a clone leaves the
+///   original unchanged), and game parameter, position and move texts
 ///   round-trip;
 /// - the encoding has the declared size and is finite;
 /// - each symmetry maps the legal actions onto the transformed position's
@@ -125,7 +126,28 @@ fn check_actions<G: Game>(game: &G, state: &G::State, actions: &mut Vec<Action>,
 }
 
 fn check_texts<G: Game>(game: &G, state: &G::State, actions: &[Action], text: &str) {
-    assert_eq!(&state.clone(), state, "{text}: clone differs");
+    // A clone is equal to the original and independent of it: a move made
+    // on the clone leaves the original as it was.
+    let mut copy = state.clone();
+    assert_eq!(&copy, state, "{text}: clone differs");
+    assert_eq!(
+        game.format_state(&copy),
+        text,
+        "{text}: clone's text differs"
+    );
+    if let Some(&action) = actions.first() {
+        game.apply_unchecked(&mut copy, action);
+        assert_eq!(
+            game.ply(&copy),
+            game.ply(state) + 1,
+            "{text}: a move on the clone does not advance its ply"
+        );
+        assert_eq!(
+            game.format_state(state),
+            text,
+            "{text}: a move on a clone changed the original"
+        );
+    }
     let parsed = game
         .parse_state(text)
         .unwrap_or_else(|e| panic!("{text}: own text does not parse: {e}"));

@@ -284,8 +284,37 @@ impl ParseError {
 }
 
 impl fmt::Display for ParseError {
+    /// `invalid <what> '<input>': <reason>`, on one line whatever the input.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid {} '{}': {}", self.what, self.input, self.reason)
+        write!(
+            f,
+            "invalid {} '{}': {}",
+            self.what,
+            OneLine(&self.input),
+            self.reason
+        )
+    }
+}
+
+/// Text from outside (user input, a file) shown inside a one-line message:
+/// control characters and line separators are escaped as Rust writes them
+/// (`\n`, `\r`, `\u{2028}`), everything else is kept.
+#[derive(Clone, Copy, Debug)]
+pub struct OneLine<'a>(pub &'a str);
+
+impl fmt::Display for OneLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use fmt::Write;
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_debug())?;
+            } else if matches!(c, '\u{2028}' | '\u{2029}') {
+                write!(f, "{}", c.escape_unicode())?;
+            } else {
+                f.write_char(c)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -1,10 +1,10 @@
 //! Matches: openings, colours and totals.
 
-use grandmaitre_engine::Game;
 use grandmaitre_engine::agent::{Agent, RandomAgent};
 use grandmaitre_engine::arena::{MatchConfig, opening_moves, play_match};
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;
+use grandmaitre_engine::{Game, Outcome};
 
 #[test]
 fn openings_are_reproducible_legal_and_unfinished() {
@@ -48,4 +48,16 @@ fn each_opening_is_played_twice_with_colours_swapped() {
     // Alpha-beta at depth 2 does not lose to random play.
     assert!(stats.wins >= 11, "{stats:?}");
     assert_eq!(stats.a_first.iter().sum::<u32>(), 6);
+    // Each pair's half points, from the records, are what the SPRT reads.
+    let mut pairs = [0u32; 5];
+    for pair in records.chunks(2) {
+        let half_points = |outcome: Outcome| match outcome {
+            Outcome::Win => 2,
+            Outcome::Draw => 1,
+            Outcome::Loss => 0,
+        };
+        pairs[half_points(pair[0].result_for_a) + half_points(pair[1].result_for_a)] += 1;
+    }
+    assert_eq!(stats.pairs, pairs);
+    assert_eq!(stats.pair_count(), 6);
 }

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use grandmaitre_engine::havannah::{Havannah, Structures};
+use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::{Action, Game, Outcome, Player};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -15,6 +15,24 @@ use rand::{Rng, SeedableRng};
 struct Naive {
     base: i32,
     swap: bool,
+}
+
+/// The winning structures a player's stones form, as the naive searches
+/// find them.
+#[derive(Clone, Copy, Debug, Default)]
+struct NaiveStructures {
+    /// Some cell cannot reach the boundary without crossing the stones.
+    ring: bool,
+    /// A group holds two corners or more.
+    bridge: bool,
+    /// A group touches three edges or more (a corner is on no edge).
+    fork: bool,
+}
+
+impl NaiveStructures {
+    fn any(self) -> bool {
+        self.ring || self.bridge || self.fork
+    }
 }
 
 #[derive(Clone)]
@@ -81,9 +99,9 @@ impl Naive {
         }
     }
 
-    fn structures(&self, state: &NaiveState, player: usize) -> Structures {
+    fn structures(&self, state: &NaiveState, player: usize) -> NaiveStructures {
         let owner = |(x, y): (i32, i32)| state.cells[y as usize][x as usize];
-        let mut found = Structures::default();
+        let mut found = NaiveStructures::default();
         // Groups.
         let mut seen = vec![];
         for cell in self.cells() {
@@ -202,8 +220,14 @@ fn compare(base: i32, swap: bool, games: usize, local: bool, seed: u64) -> [usiz
             if let Some(result) = reference.result {
                 if let Some(winner) = result {
                     let player = [Player::First, Player::Second][winner];
-                    let formed = game.structures(&state, player);
-                    assert_eq!(formed, naive.structures(&reference, winner));
+                    let engine = game.structures(&state, player);
+                    let formed = naive.structures(&reference, winner);
+                    assert_eq!(
+                        (engine.ring, engine.bridge, engine.fork),
+                        (formed.ring, formed.bridge, formed.fork),
+                        "{}: ring, bridge, fork",
+                        game.format_state(&state)
+                    );
                     endings[usize::from(!formed.ring)] += 1;
                 } else {
                     endings[2] += 1;

@@ -1,20 +1,20 @@
 //! Perft counts from `fixtures/heraldis.perft`, checked against the engine's
 //! fast count, its move-by-move count, and a naive array-based
-//! implementation.
+//! implementation. The deep counts are checked move by move with the
+//! sequences that reach the same position merged, level by level.
 
 mod support;
+
+use std::collections::HashMap;
 
 use grandmaitre_engine::game::perft_by_moves;
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
 use grandmaitre_engine::{Game, Player};
+use rayon::prelude::*;
 use support::naive::NaiveGame;
 
 /// Largest count the naive implementation checks on every test run.
 const NAIVE_BUDGET: u64 = 300_000;
-/// Largest count the ignored full naive check takes on (perft 7 from the
-/// start, about 20 minutes); the perft 8 lines are left to the move-by-move
-/// reference.
-const NAIVE_FULL_BUDGET: u64 = 2_000_000_000;
 /// Largest count the move-by-move reference checks on every test run.
 const BY_MOVES_BUDGET: u64 = 100_000_000;
 
@@ -23,6 +23,8 @@ struct Fixture {
     line: usize,
     layout: String,
     position: String,
+    /// `rules` or `derived`, as the fixture file explains.
+    source: String,
     depth: u32,
     count: u64,
 }
@@ -31,22 +33,33 @@ fn fixtures() -> Vec<Fixture> {
     let text = include_str!("fixtures/heraldis.perft");
     let mut layout = None;
     let mut position = None;
+    let mut source = None;
     let mut result = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with("source:") {
+        if line.is_empty() || line.starts_with('#') {
             continue;
         }
         if let Some(rest) = line.strip_prefix("layout:") {
             layout = Some(rest.trim().to_string());
         } else if let Some(rest) = line.strip_prefix("position:") {
             position = Some(rest.trim().to_string());
+            source = None;
+        } else if let Some(rest) = line.strip_prefix("source:") {
+            let rest = rest.trim();
+            assert!(
+                ["rules", "derived"].contains(&rest),
+                "line {}: unknown source '{rest}'",
+                index + 1
+            );
+            source = Some(rest.to_string());
         } else if let Some(rest) = line.strip_prefix("perft ") {
             let (depth, count) = rest.split_once(' ').expect("perft D N");
             result.push(Fixture {
                 line: index + 1,
                 layout: layout.clone().expect("a layout before perft"),
                 position: position.clone().expect("a position before perft"),
+                source: source.clone().expect("a source after each position"),
                 depth: depth.parse().expect("depth"),
                 count: count.parse().expect("count"),
             });
@@ -76,13 +89,58 @@ fn check_fixtures(budget: u64, count_of: impl Fn(&Fixture) -> u64) -> usize {
         checked += 1;
         if found != fixture.count {
             failures.push(format!(
-                "line {}: perft {} of '{}' is {found}, fixture says {}",
-                fixture.line, fixture.depth, fixture.position, fixture.count
+                "line {}: perft {} of '{}' is {found}, fixture ({}) says {}",
+                fixture.line, fixture.depth, fixture.position, fixture.source, fixture.count
             ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     checked
+}
+
+/// [`perft_by_moves`] level by level through the distinct positions: for
+/// each position `depth - 2` plies down, the number of move sequences that
+/// reach it, times the number of its two-ply sequences (counted in
+/// parallel). Every move is listed by the engine's `legal_actions` and made
+/// with `apply_unchecked`, as in `perft_by_moves`.
+///
+/// Exact because a state determines the moves below it; the many placement
+/// orders that reach the same position make the deep counts affordable.
+fn perft_by_moves_and_positions<G: Game>(game: &G, root: &G::State, depth: u32) -> u64 {
+    if depth <= 2 {
+        return perft_by_moves(game, root, depth);
+    }
+    let mut level = HashMap::from([(root.clone(), 1u64)]);
+    let mut actions = Vec::new();
+    for _ in 2..depth {
+        let mut next_level = HashMap::new();
+        for (state, &sequences) in &level {
+            game.legal_actions(state, &mut actions);
+            for &action in &actions {
+                let mut next = state.clone();
+                game.apply_unchecked(&mut next, action);
+                *next_level.entry(next).or_insert(0) += sequences;
+            }
+        }
+        level = next_level;
+    }
+    level
+        .into_par_iter()
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(actions, replies), (state, sequences)| {
+                game.legal_actions(&state, actions);
+                let mut two_plies = 0;
+                for &action in actions.iter() {
+                    let mut next = state.clone();
+                    game.apply_unchecked(&mut next, action);
+                    game.legal_actions(&next, replies);
+                    two_plies += replies.len() as u64;
+                }
+                sequences * two_plies
+            },
+        )
+        .sum()
 }
 
 #[test]
@@ -104,7 +162,16 @@ fn counting_every_move_matches_the_fast_count() {
 }
 
 #[test]
-#[ignore = "a minute: run with --ignored to check the perft 8 counts move by move"]
+fn counting_every_move_position_by_position_matches_every_fixture() {
+    let checked = check_fixtures(u64::MAX, |fixture| {
+        let (game, state) = engine(fixture);
+        perft_by_moves_and_positions(&game, &state, fixture.depth)
+    });
+    assert_eq!(checked, fixtures().len());
+}
+
+#[test]
+#[ignore = "20 minutes: run with --ignored to count the deep fixtures move by move without merging positions"]
 fn counting_every_move_matches_every_fixture() {
     check_fixtures(u64::MAX, |fixture| {
         let (game, state) = engine(fixture);
@@ -113,7 +180,7 @@ fn counting_every_move_matches_every_fixture() {
 }
 
 #[test]
-fn the_naive_implementation_matches_the_fixtures() {
+fn the_naive_implementation_matches_the_small_fixtures() {
     let checked = check_fixtures(NAIVE_BUDGET, |fixture| {
         let naive = NaiveGame::new(&fixture.layout);
         naive.perft(&naive.parse(&fixture.position), fixture.depth)
@@ -122,12 +189,12 @@ fn the_naive_implementation_matches_the_fixtures() {
 }
 
 #[test]
-#[ignore = "20 minutes: run with --ignored to check the deep counts with the naive implementation"]
-fn naive_matches_every_fixture() {
-    check_fixtures(NAIVE_FULL_BUDGET, |fixture| {
+fn the_naive_implementation_counting_by_positions_matches_every_fixture() {
+    let checked = check_fixtures(u64::MAX, |fixture| {
         let naive = NaiveGame::new(&fixture.layout);
-        naive.perft(&naive.parse(&fixture.position), fixture.depth)
+        naive.perft_by_positions(&naive.parse(&fixture.position), fixture.depth)
     });
+    assert_eq!(checked, fixtures().len());
 }
 
 #[test]

@@ -20,6 +20,7 @@ use burn::module::Module;
 use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device};
 use grandmaitre_engine::GameSpec;
+use grandmaitre_engine::game::OneLine;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -143,7 +144,11 @@ impl Checkpoint {
         if metadata.game != spec.name {
             return Err(invalid(
                 path,
-                format!("it is a {} model, not a {} one", metadata.game, spec.name),
+                format!(
+                    "it is a {} model, not a {} one",
+                    OneLine(&metadata.game),
+                    spec.name
+                ),
             ));
         }
         if metadata.encoding_version != spec.encoding_version {
@@ -199,6 +204,33 @@ impl Checkpoint {
             return Err(invalid(
                 path,
                 format!("{WEIGHTS_FILE} is corrupt (CRC-32 mismatch)"),
+            ));
+        }
+        // The description is checked against the weights before a network
+        // of its size is built: a damaged channel count must not ask for
+        // terabytes.
+        let sizes = [
+            ("channels", shape.channels),
+            ("policy_channels", shape.policy_channels),
+            ("value_channels", shape.value_channels),
+            ("value_hidden", shape.value_hidden),
+        ];
+        if let Some((name, _)) = sizes.iter().find(|(_, size)| *size == 0) {
+            return Err(invalid(path, format!("network {name} is 0")));
+        }
+        let fits = shape
+            .value_count()
+            .and_then(|count| count.checked_mul(std::mem::size_of::<f32>()))
+            .is_some_and(|needed| needed <= bytes.len());
+        if !fits {
+            return Err(invalid(
+                path,
+                format!(
+                    "a network of {} channels and {} blocks does not fit in the {} bytes of {WEIGHTS_FILE}",
+                    shape.channels,
+                    shape.blocks,
+                    bytes.len()
+                ),
             ));
         }
         let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))

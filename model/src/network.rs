@@ -72,6 +72,35 @@ impl NetworkConfig {
             + self.value_hidden * 3
     }
 
+    /// Numbers the network holds (weights, biases and normalisation
+    /// statistics), or `None` when it does not fit in a `usize`.
+    pub fn value_count(&self) -> Option<usize> {
+        let cells = self.cells();
+        // A convolution without bias, and its normalisation's scale, shift,
+        // running mean and running variance.
+        let conv_bn = |input: usize, output: usize, kernel: usize| {
+            output
+                .checked_mul(input)?
+                .checked_mul(kernel * kernel)?
+                .checked_add(output.checked_mul(4)?)
+        };
+        let linear = |input: usize, output: usize| input.checked_mul(output)?.checked_add(output);
+        let tower = conv_bn(self.channels, self.channels, 3)?
+            .checked_mul(2)?
+            .checked_mul(self.blocks)?;
+        [
+            conv_bn(self.input_planes, self.channels, 3)?,
+            tower,
+            conv_bn(self.channels, self.policy_channels, 1)?,
+            linear(self.policy_channels.checked_mul(cells)?, self.actions)?,
+            conv_bn(self.channels, self.value_channels, 1)?,
+            linear(self.value_channels.checked_mul(cells)?, self.value_hidden)?,
+            linear(self.value_hidden, 3)?,
+        ]
+        .into_iter()
+        .try_fold(0usize, usize::checked_add)
+    }
+
     /// Builds a network with freshly initialised weights on `device`.
     pub fn init(&self, device: &Device) -> Network {
         let cells = self.cells();

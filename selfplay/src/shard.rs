@@ -24,6 +24,10 @@ use crate::record::GameRecord;
 const MAGIC: &[u8; 8] = b"GMSHARD\0";
 const FORMAT: u32 = 1;
 const HEADER: usize = 8 + 4 + 4 + 8 + 4;
+/// Bytes that the lengths in a payload may claim in all: far above any real
+/// shard, low enough that a damaged length (a string of 2⁶² bytes) is an
+/// error rather than an allocation that aborts the process.
+const LIMIT: usize = 1 << 30;
 /// Extension of finished shards.
 pub const EXTENSION: &str = "shard";
 
@@ -98,9 +102,17 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<GameRecord>, ShardError> 
     if crc32fast::hash(payload) != crc {
         return Err(invalid(path, "corrupt (CRC-32 mismatch)"));
     }
-    let (records, _): (Vec<GameRecord>, usize) =
-        bincode::serde::decode_from_slice(payload, bincode::config::standard())
-            .map_err(|e| invalid(path, format!("undecodable games: {e}")))?;
+    let (records, used): (Vec<GameRecord>, usize) = bincode::serde::decode_from_slice(
+        payload,
+        bincode::config::standard().with_limit::<LIMIT>(),
+    )
+    .map_err(|e| invalid(path, format!("undecodable games: {e}")))?;
+    if used != payload.len() {
+        return Err(invalid(
+            path,
+            format!("{} bytes after the games", payload.len() - used),
+        ));
+    }
     if records.len() != games {
         return Err(invalid(
             path,
@@ -113,6 +125,47 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<GameRecord>, ShardError> 
 /// Writes `games` as a new shard in `directory`; returns its path.
 pub fn write(directory: &Path, games: &[GameRecord]) -> Result<PathBuf, ShardError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let suffix = format!(
+        "{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    write_with_suffix(directory, &suffix, games)
+}
+
+/// Writes `games` as a new shard in `directory` whose name ends with
+/// `-{tag}`, so that its writer can tell after a restart that it was
+/// written ([`tagged`]). A tag holds letters, digits and dashes and starts
+/// with a letter (other writers' names end with numbers).
+pub fn write_tagged(
+    directory: &Path,
+    tag: &str,
+    games: &[GameRecord],
+) -> Result<PathBuf, ShardError> {
+    debug_assert!(
+        tag.starts_with(|c: char| c.is_ascii_alphabetic())
+            && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    );
+    write_with_suffix(directory, tag, games)
+}
+
+/// The shard among `shards` written with `tag` by [`write_tagged`].
+pub fn tagged<'a>(shards: &'a [PathBuf], tag: &str) -> Option<&'a PathBuf> {
+    let ending = format!("-{tag}");
+    shards.iter().find(|path| {
+        path.file_stem()
+            .and_then(|stem| stem.to_str())
+            .is_some_and(|stem| stem.ends_with(&ending))
+    })
+}
+
+/// Writes a shard named by the time of writing and `suffix`, through a
+/// temporary file renamed once complete.
+fn write_with_suffix(
+    directory: &Path,
+    suffix: &str,
+    games: &[GameRecord],
+) -> Result<PathBuf, ShardError> {
     let io_error = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ShardError::Io { path, source }
@@ -121,11 +174,7 @@ pub fn write(directory: &Path, games: &[GameRecord]) -> Result<PathBuf, ShardErr
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    let name = format!(
-        "{nanos:024}-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    );
+    let name = format!("{nanos:024}-{suffix}");
     let staging = directory.join(format!("{name}.tmp"));
     let path = directory.join(format!("{name}.{EXTENSION}"));
     {

@@ -74,13 +74,42 @@ fn every_game_is_recorded_with_real_results_and_proper_targets() {
     assert!(records.iter().any(|r| &r.parameters != first));
 }
 
+/// The numbers of moves with a positive policy target, at the positions
+/// that have a target and more than `legal` legal moves.
+fn targeted_moves(records: &[GameRecord], legal: usize) -> Vec<usize> {
+    records
+        .iter()
+        .flat_map(|record| &record.positions)
+        .filter(|position| position.policy.len() > legal)
+        .map(|position| position.policy.iter().filter(|(_, p)| *p > 0.0).count())
+        .collect()
+}
+
 #[test]
-fn the_gumbel_root_plays_too() {
-    let config = SelfPlayConfig {
-        gumbel: true,
+fn the_gumbel_root_targets_every_move_where_puct_targets_the_visited_ones() {
+    // Four simulations a move, every move a full search, a dozen or more
+    // legal moves for most of the game.
+    let few = SelfPlayConfig {
+        full_simulations: 4,
+        full_search_fraction: 1.0,
         ..tiny()
     };
-    assert_eq!(games(3, &config).len(), 3);
+    // PUCT's target is the visit shares: the root's visits are this move's
+    // 4 simulations and at most 3 kept from the previous move's search.
+    let puct = targeted_moves(&games(3, &few), 8);
+    assert!(puct.len() > 5, "{puct:?}");
+    assert!(puct.iter().all(|&moves| moves <= 7), "{puct:?}");
+    // The Gumbel root's target is the completed-Q improved policy, a softmax
+    // over every legal move, visited or not.
+    let gumbel = SelfPlayConfig {
+        gumbel: true,
+        ..few.clone()
+    };
+    let records = games(3, &gumbel);
+    assert_eq!(records.len(), 3);
+    let wide = targeted_moves(&records, 8);
+    assert!(wide.len() > 5, "{wide:?}");
+    assert!(wide.iter().all(|&moves| moves > 8), "{wide:?}");
 }
 
 #[test]

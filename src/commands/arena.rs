@@ -195,16 +195,24 @@ impl Arena {
             signed(elo.high)
         );
         if let Some(sprt) = &self.config.sprt {
-            let llr = sprt.log_likelihood_ratio(stats.wins, stats.draws, stats.losses);
+            let llr = stats.sprt_llr(sprt);
             let (lower, upper) = sprt.bounds();
-            let verdict = match sprt.verdict(stats.wins, stats.draws, stats.losses) {
+            let verdict = match sprt.verdict(llr) {
                 SprtVerdict::AcceptH1 => format!("H1 (Elo {}) accepted", sprt.elo1),
                 SprtVerdict::AcceptH0 => format!("H0 (Elo {}) accepted", sprt.elo0),
                 SprtVerdict::Continue => "no verdict yet".to_string(),
             };
+            let p = stats.pairs;
             text += &format!(
-                "SPRT({}, {}): {verdict}, LLR {llr:.2} in [{lower:.2}, {upper:.2}]\n",
-                sprt.elo0, sprt.elo1
+                "SPRT({}, {}) on {} game pairs ({}-{}-{}-{}-{} by A's half points 0-1-2-3-4): {verdict}, LLR {llr:.2} in [{lower:.2}, {upper:.2}]\n",
+                sprt.elo0,
+                sprt.elo1,
+                stats.pair_count(),
+                p[0],
+                p[1],
+                p[2],
+                p[3],
+                p[4]
             );
         }
         text
@@ -214,11 +222,13 @@ impl Arena {
         let elo = stats.elo();
         let finite = |x: f64| x.is_finite().then_some(x);
         let sprt = self.config.sprt.map(|sprt| {
+            let llr = stats.sprt_llr(&sprt);
             json!({
                 "elo0": sprt.elo0,
                 "elo1": sprt.elo1,
-                "llr": sprt.log_likelihood_ratio(stats.wins, stats.draws, stats.losses),
-                "verdict": match sprt.verdict(stats.wins, stats.draws, stats.losses) {
+                "pairs": stats.pairs,
+                "llr": llr,
+                "verdict": match sprt.verdict(llr) {
                     SprtVerdict::AcceptH1 => "H1",
                     SprtVerdict::AcceptH0 => "H0",
                     SprtVerdict::Continue => "continue",

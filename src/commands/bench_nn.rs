@@ -2,14 +2,18 @@
 //! burn's, next to the machine's GEMM speed, and MCTS with the network as
 //! evaluator against the raw inference rate at the same batch size.
 
+use std::hint::black_box;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use burn::tensor::Device;
 use grandmaitre_engine::Game;
 use grandmaitre_engine::heraldis::Heraldis;
-use grandmaitre_engine::search::{Search, SearchConfig, run_searches};
+use grandmaitre_engine::search::{
+    EvaluationRequest, Evaluations, Evaluator, Search, SearchConfig, run_searches,
+};
 use grandmaitre_model::checkpoint::{self, CheckpointMetadata, Provenance};
 use grandmaitre_model::{
     Backend, Checkpoint, InferenceNetwork, Network, NetworkConfig, NetworkEvaluator, burn_forward,
@@ -19,8 +23,19 @@ use rand::{Rng, SeedableRng};
 
 use crate::cli::BenchNnArgs;
 
-/// Runs the benchmark.
+/// Runs the benchmark on `--threads` threads.
 pub fn run(args: BenchNnArgs) -> Result<()> {
+    if args.threads == Some(0) {
+        bail!("--threads must be positive");
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .context("starting the benchmark's threads")?
+        .install(|| measure(&args))
+}
+
+fn measure(args: &BenchNnArgs) -> Result<()> {
     let game = Heraldis::default();
     let batches: Vec<usize> = args
         .batches
@@ -38,7 +53,7 @@ pub fn run(args: BenchNnArgs) -> Result<()> {
         name => Some(name.parse::<Backend>().map_err(anyhow::Error::msg)?),
     };
     let device = Device::flex();
-    let (network, config) = network_to_time(&game, &args, &device)?;
+    let (network, config) = network_to_time(&game, args, &device)?;
     if let Some(path) = &args.save {
         save(&game, &network, &config, path)?;
     }
@@ -72,7 +87,8 @@ pub fn run(args: BenchNnArgs) -> Result<()> {
         let mut policy = vec![0.0; batch * config.actions];
         let mut wdl = vec![0.0; batch * 3];
         let ours = positions_per_second(batch, args.seconds, || {
-            fast.forward(input, &mut policy, &mut wdl)
+            fast.forward(input, &mut policy, &mut wdl);
+            black_box((&policy, &wdl));
         });
         ours_at.push((batch, ours));
         let burn = burn_backend
@@ -84,7 +100,7 @@ pub fn run(args: BenchNnArgs) -> Result<()> {
                     reload(&network, &config, &device)?
                 };
                 Ok(positions_per_second(batch, args.seconds, || {
-                    burn_forward(&network, &config, input, &device);
+                    black_box(burn_forward(&network, &config, input, &device));
                 }))
             })
             .transpose()?;
@@ -219,8 +235,37 @@ fn gemm_speed(threads: usize, seconds: f64) -> f64 {
     calls as f64 * 2.0 * (n * n * n) as f64 / start.elapsed().as_secs_f64() / 1e9
 }
 
-/// MCTS with the network as evaluator: simulations per second against the
-/// raw inference rate at the batch size the searches produce.
+/// An evaluator that counts its calls and the positions they carried.
+#[derive(Debug)]
+struct Counting<'a, E> {
+    inner: &'a E,
+    calls: AtomicU64,
+    positions: AtomicU64,
+}
+
+impl<'a, E> Counting<'a, E> {
+    fn new(inner: &'a E) -> Self {
+        Counting {
+            inner,
+            calls: AtomicU64::new(0),
+            positions: AtomicU64::new(0),
+        }
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Evaluator<G> for Counting<'_, E> {
+    fn evaluate(&self, requests: &[EvaluationRequest<'_, G>], output: &mut Evaluations) {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.positions
+            .fetch_add(requests.len() as u64, Ordering::Relaxed);
+        self.inner.evaluate(requests, output);
+    }
+}
+
+/// MCTS with the network as evaluator: network evaluations per second (the
+/// simulations that needed the network; finished and proven positions do
+/// not) and the mean batch the searches actually gave it, against the raw
+/// inference rate at that batch size.
 fn mcts_speed(
     game: &Heraldis,
     network: InferenceNetwork,
@@ -230,7 +275,6 @@ fn mcts_speed(
 ) -> Result<()> {
     let searches_count = 32;
     let leaves = 8;
-    let batch = searches_count * leaves;
     let evaluator = NetworkEvaluator::new(network);
     let config = SearchConfig {
         simulations: 200,
@@ -253,27 +297,38 @@ fn mcts_speed(
     };
     let mut searches = make_searches();
     run_searches(&mut searches, &evaluator);
+    let counting = Counting::new(&evaluator);
     let start = Instant::now();
     let mut simulations = 0u64;
     while start.elapsed().as_secs_f64() < seconds || simulations == 0 {
         let mut searches = make_searches();
-        run_searches(&mut searches, &evaluator);
+        run_searches(&mut searches, &counting);
         simulations += searches
             .iter()
-            .map(|s| u64::from(s.result().visits))
+            .map(|s| u64::from(black_box(s.result()).visits))
             .sum::<u64>();
     }
-    let mcts = simulations as f64 / start.elapsed().as_secs_f64();
+    let elapsed = start.elapsed().as_secs_f64();
+    let calls = counting.calls.load(Ordering::Relaxed);
+    let evaluated = counting.positions.load(Ordering::Relaxed);
+    let mean_batch = evaluated as f64 / calls.max(1) as f64;
+    let batch = (mean_batch.round() as usize).max(1);
     let input = &planes[..batch * per_position];
     let config = evaluator.network().config().clone();
     let mut policy = vec![0.0; batch * config.actions];
     let mut wdl = vec![0.0; batch * 3];
     let raw = positions_per_second(batch, seconds, || {
-        evaluator.network().forward(input, &mut policy, &mut wdl)
+        evaluator.network().forward(input, &mut policy, &mut wdl);
+        black_box((&policy, &wdl));
     });
+    let evaluations_per_second = evaluated as f64 / elapsed;
     println!(
-        "MCTS ({searches_count} searches × {leaves} leaves, batch {batch}): {mcts:.0} simulations/s; raw inference at batch {batch}: {raw:.0} positions/s; ratio {:.2}",
-        mcts / raw
+        "MCTS ({searches_count} searches × up to {leaves} leaves, at most {} a call): {:.0} simulations/s, {:.0} of them network evaluations/s in {:.0} calls/s (mean batch {mean_batch:.1}); raw inference at batch {batch}: {raw:.0} positions/s; evaluations / raw {:.2}",
+        searches_count * leaves,
+        simulations as f64 / elapsed,
+        evaluations_per_second,
+        calls as f64 / elapsed,
+        evaluations_per_second / raw
     );
     Ok(())
 }

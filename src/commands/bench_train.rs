@@ -122,8 +122,9 @@ fn measure(
     for _ in 0..args.warmup {
         trainer.step(batch, optimizer.learning_rate);
     }
-    let start = Instant::now();
+    // Untimed: the losses to report should no step run (steps are at least 1).
     let mut losses = trainer.losses(batch);
+    let start = Instant::now();
     for _ in 0..args.steps {
         // A step reads its losses back, so each one has finished on the
         // device before the next starts.

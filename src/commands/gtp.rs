@@ -14,6 +14,7 @@ use grandmaitre_engine::agent::{Agent, MctsAgent};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use grandmaitre_engine::game::OneLine;
 use grandmaitre_engine::search::{Evaluator, MoveChoice, RolloutEvaluator, SearchConfig};
 use grandmaitre_engine::{Action, Outcome, Player};
 use grandmaitre_model::Calibration;
@@ -75,10 +76,17 @@ impl GameTask for Gtp {
             ..SearchConfig::default()
         };
         let mut session = Session::new(game.clone(), state, config, evaluator, calibration);
-        let stdin = std::io::stdin();
+        let mut stdin = std::io::stdin().lock();
         let mut stdout = std::io::stdout().lock();
-        for line in stdin.lock().lines() {
-            let line = line?;
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            if stdin.read_until(b'\n', &mut bytes)? == 0 {
+                break;
+            }
+            // A line that is not UTF-8 is still a line: it gets an answer
+            // (most likely `? unknown command`), not the end of the session.
+            let line = String::from_utf8_lossy(&bytes);
             let Some(reply) = session.handle(&line) else {
                 continue;
             };
@@ -128,8 +136,20 @@ impl<G: CliGame> Session<G> {
     }
 
     /// Answers one line; `None` for a blank or comment line.
+    ///
+    /// As GTP asks, control characters other than tabs are dropped, tabs
+    /// become spaces and a `#` starts a comment; an error answer is one
+    /// line whatever the input it quotes.
     pub fn handle(&mut self, line: &str) -> Option<String> {
-        let line = line.split('#').next().unwrap_or("").trim();
+        let line: String = line
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .filter(|&c| c == '\t' || !c.is_control())
+            .map(|c| if c == '\t' { ' ' } else { c })
+            .collect();
+        let line = line.trim();
         if line.is_empty() {
             return None;
         }
@@ -144,7 +164,7 @@ impl<G: CliGame> Session<G> {
         Some(match self.execute(command, arguments.trim()) {
             Ok(answer) if answer.is_empty() => format!("={id}"),
             Ok(answer) => format!("={id} {answer}"),
-            Err(error) => format!("?{id} {error}"),
+            Err(error) => format!("?{id} {}", OneLine(&error)),
         })
     }
 
@@ -187,6 +207,8 @@ impl<G: CliGame> Session<G> {
                     .with_board(arguments)
                     .map_err(|e| format!("{e:#}"))?;
                 self.game = game;
+                // The kept tree holds the moves of the old rules.
+                self.agent.clear_tree();
                 self.set_position(self.game.initial_state());
                 Ok(String::new())
             }

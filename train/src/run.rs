@@ -12,7 +12,9 @@
 //! Everything is written atomically: a shard or checkpoint either exists
 //! whole or not at all. After a crash (SIGKILL included) the run resumes
 //! from its newest checkpoint; the shards written since are kept, so at most
-//! the games of one unfinished shard are lost.
+//! the games of one unfinished shard are lost. The trainer tags its shards
+//! with the generation and the shard's index, and a resumed generation plays
+//! only the shards it has not written.
 
 use std::fs;
 use std::io::Write;
@@ -318,8 +320,24 @@ impl Run {
             let total = config.selfplay.games_per_generation;
             let mut played = 0;
             let mut positions = 0;
+            // Shards this generation wrote before an interruption stand: the
+            // same seeds would only play their games a second time.
+            let written = shard::list(&self.shard_directory())?;
+            let mut shard_index = 0;
             while played < total {
                 let count = config.selfplay.games_per_shard.min(total - played);
+                let tag = format!("gen{generation:04}-shard{shard_index:04}");
+                shard_index += 1;
+                if let Some(path) = shard::tagged(&written, &tag) {
+                    let games = shard::read(path)?;
+                    positions += games.iter().map(|g| g.positions.len()).sum::<usize>();
+                    played += count;
+                    progress(Progress::Games {
+                        done: played,
+                        total,
+                    });
+                    continue;
+                }
                 let mut games = Vec::with_capacity(count);
                 let seed = u64::from(generation) << 32 | played as u64;
                 play_games(&selfplay, count, &make_game, &evaluator, seed, |game| {
@@ -330,7 +348,7 @@ impl Run {
                         total,
                     });
                 });
-                shard::write(&self.shard_directory(), &games)?;
+                shard::write_tagged(&self.shard_directory(), &tag, &games)?;
                 played += count;
             }
             let selfplay_seconds = selfplay_start.elapsed().as_secs_f64();

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use grandmaitre_engine::{Action, Game, Symmetry};
+use grandmaitre_engine::{Action, Game, ParseError, Symmetry};
 use grandmaitre_selfplay::{GameRecord, shard};
 use rand::Rng;
 
@@ -121,6 +121,28 @@ pub fn make_batch<G: Game>(
         let sample = &window.samples[index];
         let game = &window.games[sample.game];
         let state = game.parse_state(&sample.state)?;
+        // Records come from files: a board of another size, or a target
+        // beyond the policy head, is an error, not an index out of range.
+        if game.spec().observation_len() != per_position || game.spec().action_count != actions {
+            return Err(ParseError::new(
+                "game parameters",
+                &game.parameters(),
+                "the board differs from the other games of the window",
+            )
+            .into());
+        }
+        if let Some(&(action, _)) = sample
+            .policy
+            .iter()
+            .find(|(a, _)| usize::from(*a) >= actions)
+        {
+            return Err(ParseError::new(
+                "policy target",
+                &sample.state,
+                format!("action {action} is beyond the game's {actions} actions"),
+            )
+            .into());
+        }
         let symmetry = Symmetry(rng.random_range(0..spec.symmetry_count) as u8);
         let seen = game.transformed(symmetry);
         let state = game.transform_state(&state, symmetry);
@@ -136,4 +158,37 @@ pub fn make_batch<G: Game>(
         batch.outcome[row * 3 + sample.outcome_class] = 1.0;
     }
     Ok(batch)
+}
+
+#[cfg(test)]
+mod tests {
+    use grandmaitre_engine::heraldis::Heraldis;
+    use grandmaitre_selfplay::PositionRecord;
+    use rand::SeedableRng;
+    use rand::rngs::SmallRng;
+
+    use super::*;
+
+    #[test]
+    fn a_policy_target_beyond_the_policy_head_is_an_error() {
+        // It once indexed past the batch's policy rows and panicked.
+        let record = GameRecord {
+            parameters: Heraldis::default().parameters(),
+            positions: vec![PositionRecord {
+                state: "5/5/5/5/5 l - 0".to_string(),
+                policy: vec![(7, 0.5), (300, 0.5)],
+                outcome: 0,
+                search_wdl: [0.0, 1.0, 0.0],
+            }],
+            plies: 1,
+        };
+        let window: ReplayWindow<Heraldis> = ReplayWindow::from_records(&[record]).expect("window");
+        let error = make_batch(&window, &[0], &mut SmallRng::seed_from_u64(1))
+            .expect_err("beyond the head")
+            .to_string();
+        assert_eq!(
+            error,
+            "invalid policy target '5/5/5/5/5 l - 0': action 300 is beyond the game's 26 actions"
+        );
+    }
 }

@@ -5,18 +5,14 @@
 //! Needs PyTorch 2.9.0: `scripts/test-tch.sh` sets it up and runs these.
 #![cfg(feature = "tch")]
 
+mod support;
+
 use burn::tensor::Device;
 use grandmaitre_engine::Game;
-use grandmaitre_engine::heraldis::{Heraldis, Layout};
-use grandmaitre_engine::search::UniformEvaluator;
-use grandmaitre_model::checkpoint::{self, CheckpointMetadata, Provenance};
-use grandmaitre_model::{Backend, Checkpoint, NetworkConfig, burn_forward};
-use grandmaitre_selfplay::{SelfPlayConfig, play_games};
-use grandmaitre_train::samples::{Batch, ReplayWindow, make_batch};
-use grandmaitre_train::trainer::{Losses, Trainer};
+use grandmaitre_engine::heraldis::Heraldis;
+use grandmaitre_model::{Backend, Checkpoint, burn_forward};
 use grandmaitre_train::{Run, StopAfter, TrainingConfig};
-use rand::SeedableRng;
-use rand::rngs::{SmallRng, StdRng};
+use support::assert_same_training;
 
 fn libtorch() -> Device {
     Backend::LibTorch.device(false).expect("a tch build")
@@ -28,92 +24,9 @@ fn ndarray() -> Device {
         .expect("ndarray is always built")
 }
 
-/// A batch of `size` positions from self-play games with the uniform
-/// evaluator, on random layouts.
-fn selfplay_batch(size: usize) -> Batch {
-    let config = SelfPlayConfig {
-        games_in_flight: 4,
-        full_simulations: 16,
-        cheap_simulations: 4,
-        full_search_fraction: 0.5,
-        ..SelfPlayConfig::default()
-    };
-    let mut records = Vec::new();
-    play_games(
-        &config,
-        4,
-        |seed| Heraldis::new(Layout::random(&mut StdRng::seed_from_u64(seed))),
-        &UniformEvaluator,
-        7,
-        |g| records.push(g),
-    );
-    let window: ReplayWindow<Heraldis> = ReplayWindow::from_records(&records).expect("window");
-    let indices: Vec<usize> = (0..window.samples.len().min(size)).collect();
-    make_batch(&window, &indices, &mut SmallRng::seed_from_u64(3)).expect("batch")
-}
-
-/// Writes `network` as a checkpoint for Heraldis to `path`.
-fn save(network: &grandmaitre_model::Network, config: &NetworkConfig, path: &std::path::Path) {
-    let spec = Heraldis::default().spec().clone();
-    let metadata = CheckpointMetadata {
-        calibration: None,
-        format: checkpoint::FORMAT_VERSION,
-        game: spec.name.to_string(),
-        encoding_version: spec.encoding_version,
-        network: config.clone(),
-        provenance: Provenance::default(),
-        weights_bytes: 0,
-        weights_crc32: 0,
-    };
-    checkpoint::save(network, config, &metadata, path).expect("saved");
-}
-
-fn assert_close(what: &str, a: Losses, b: Losses, tolerance: f32) {
-    eprintln!(
-        "{what}: ndarray {a:?}, libtorch {b:?}, differences {:.1e} and {:.1e}",
-        (a.policy - b.policy).abs(),
-        (a.value - b.value).abs()
-    );
-    assert!(
-        (a.policy - b.policy).abs() <= tolerance && (a.value - b.value).abs() <= tolerance,
-        "{what}: {a:?} against {b:?} (tolerance {tolerance})"
-    );
-}
-
 #[test]
 fn ndarray_and_libtorch_give_the_same_losses_from_the_same_weights() {
-    let game = Heraldis::default();
-    let config = NetworkConfig::for_game(game.spec())
-        .with_channels(16)
-        .with_blocks(2);
-    let batch = selfplay_batch(48);
-    assert!(batch.size >= 32, "{} positions", batch.size);
-    // One network, written once and read onto both devices.
-    let directory = tempfile::tempdir().expect("temp dir");
-    let path = directory.path().join("start");
-    save(&config.init(&Device::flex()), &config, &path);
-    let trainer = |device: &Device| {
-        let network = Checkpoint::load(&path, game.spec(), device)
-            .expect("loads")
-            .network;
-        Trainer::new(network, config.clone(), device, 1e-4, 0)
-    };
-    let mut on_ndarray = trainer(&ndarray());
-    let mut on_libtorch = trainer(&libtorch());
-    let first = on_ndarray.losses(&batch);
-    assert!(first.policy > 0.5 && first.value > 0.5, "{first:?}");
-    assert_close("before training", first, on_libtorch.losses(&batch), 1e-4);
-    // A step (gradients and AdamW) moves both alike.
-    for _ in 0..3 {
-        on_ndarray.step(&batch, 1e-3);
-        on_libtorch.step(&batch, 1e-3);
-    }
-    let after = on_ndarray.losses(&batch);
-    assert!(
-        after.policy + after.value < first.policy + first.value,
-        "{first:?} → {after:?}"
-    );
-    assert_close("after 3 steps", after, on_libtorch.losses(&batch), 1e-3);
+    assert_same_training([("ndarray", ndarray()), ("libtorch", libtorch())]);
 }
 
 #[test]

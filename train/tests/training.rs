@@ -1,34 +1,18 @@
 //! Training: losses fall on a fixed batch, runs resume, settings are checked.
 
+mod support;
+
 use grandmaitre_engine::Game;
-use grandmaitre_engine::heraldis::{Heraldis, Layout};
-use grandmaitre_engine::search::UniformEvaluator;
+use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::{Checkpoint, NetworkConfig};
-use grandmaitre_selfplay::{SelfPlayConfig, play_games};
 use grandmaitre_train::samples::{ReplayWindow, make_batch};
 use grandmaitre_train::trainer::Trainer;
 use grandmaitre_train::{Run, StopAfter, TrainingConfig};
 use rand::SeedableRng;
-use rand::rngs::{SmallRng, StdRng};
+use rand::rngs::SmallRng;
 
 fn records(count: usize) -> Vec<grandmaitre_selfplay::GameRecord> {
-    let config = SelfPlayConfig {
-        games_in_flight: 4,
-        full_simulations: 16,
-        cheap_simulations: 4,
-        full_search_fraction: 0.5,
-        ..SelfPlayConfig::default()
-    };
-    let mut games = Vec::new();
-    play_games(
-        &config,
-        count,
-        |seed| Heraldis::new(Layout::random(&mut StdRng::seed_from_u64(seed))),
-        &UniformEvaluator,
-        3,
-        |g| games.push(g),
-    );
-    games
+    support::records(count, 3)
 }
 
 #[test]

@@ -134,9 +134,16 @@ describe('rules', () => {
   });
 
   test('the Truce forbids the retake for one turn only', () => {
-    const position = game.parsePosition('LDLD1/3D1/L1D1D/1LL2/1D1D1 l d5 14');
-    assert.equal(game.capturableBy(position, 0) & cells('d5'), 0);
-    assert.throws(() => game.play(position, 'xd5'), /illegal move/);
+    // Dark has just taken a2 (Ours+Aigle) from Light; Light holds the Ours
+    // House c4 and the Aigle House a5, so only the Truce stands in the way.
+    const position = game.parsePosition('L4/2L2/5/D1D2/4D l a2 6');
+    assert.equal(game.capturableBy(position, 0) & cells('a2'), 0);
+    assert.throws(() => game.play(position, 'xa2'), /illegal move/);
+    // One move each later, the retake is legal again.
+    const later = game.play(game.play(position, 'b3'), 'd3');
+    assert.equal(String(later), 'L4/2L2/1L1D1/D1D2/4D l - 8');
+    assert.notEqual(game.capturableBy(later, 0) & cells('a2'), 0);
+    assert.equal(String(game.play(later, 'xa2')), 'L4/2L2/1L1D1/L1D2/4D d a2 9');
   });
 
   test('positions and layouts round-trip through their notation', () => {

@@ -46,11 +46,38 @@ const WRITING_RANK = [0, 2, 1, 3, 4];
 
 /** Shows user input on one line, shortened if long. */
 function shown(text) {
-  let line = String(text).replace(/[\r\n\t\v\f]+/g, ' ');
+  let line = textOf(text).replace(/[\r\n\t\v\f\u0085\u2028\u2029]+/g, ' ');
   if (line.length > 120) {
     line = `${line.slice(0, 117)}...`;
   }
   return line;
+}
+
+/**
+ * Any value as text, even one that `String` refuses (an object from JSON
+ * whose `toString` member is not a function).
+ */
+function textOf(value) {
+  if (typeof value === 'string') {
+    return value;
+  }
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+/**
+ * A number from a description's value: numbers, and text that spells one;
+ * NaN for anything else (an object is never converted: its `valueOf` may be
+ * anything).
+ */
+function numberOf(value) {
+  if (typeof value === 'number') {
+    return value;
+  }
+  return typeof value === 'string' ? Number(value) : Number.NaN;
 }
 
 /** The error for bad input: `invalid <what> '<input>': <reason>`, one line. */
@@ -825,7 +852,7 @@ function networkCalibration(description) {
   if (calibration === null || calibration === undefined) {
     return null;
   }
-  const temperature = Number(calibration.network_temperature);
+  const temperature = numberOf(calibration.network_temperature);
   if (!Number.isFinite(temperature) || temperature <= 0) {
     throw new Error(
       `invalid model description: calibration.network_temperature must be a positive number, found ${shown(JSON.stringify(calibration.network_temperature))}`,
@@ -861,6 +888,15 @@ function layoutOf(description) {
   throw new Error('invalid model description: layout must be the layout notation');
 }
 
+/** The name of the network's input in a model description (`planes`). */
+function inputNameOf(description) {
+  const name = description.input?.name ?? 'planes';
+  if (typeof name !== 'string') {
+    throw new Error('invalid model description: input.name must be text');
+  }
+  return name;
+}
+
 /** The encoding version a model description names, or null. */
 function encodingVersionOf(description) {
   const encoding = description.encoding;
@@ -868,10 +904,10 @@ function encodingVersionOf(description) {
     return encoding;
   }
   if (encoding && typeof encoding === 'object' && encoding.version !== undefined) {
-    return Number(encoding.version);
+    return numberOf(encoding.version);
   }
   if (description.encoding_version !== undefined) {
-    return Number(description.encoding_version);
+    return numberOf(description.encoding_version);
   }
   return null;
 }
@@ -887,7 +923,7 @@ export class GrandMaitre {
     this.description = description;
     this.game = game;
     this.calibration = networkCalibration(description);
-    this.inputName = description.input?.name ?? 'planes';
+    this.inputName = inputNameOf(description);
   }
 
   /**

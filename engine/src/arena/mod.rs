@@ -4,6 +4,7 @@
 
 pub mod elo;
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -71,6 +72,10 @@ pub struct MatchStats {
     pub a_first: [u32; 3],
     /// A's wins, draws and losses when moving second.
     pub a_second: [u32; 3],
+    /// Finished pairs of games (games 2k and 2k + 1: one opening, each
+    /// agent moving first once) by A's score over the pair in half points:
+    /// `pairs[0]` two losses, …, `pairs[4]` two wins. The SPRT reads these.
+    pub pairs: [u32; 5],
     /// Whether an SPRT verdict stopped the match before all its games.
     pub stopped_early: bool,
 }
@@ -89,6 +94,16 @@ impl MatchStats {
     /// A's Elo advantage over B with its 95 % interval.
     pub fn elo(&self) -> EloEstimate {
         elo_estimate(self.wins, self.draws, self.losses)
+    }
+
+    /// The log-likelihood ratio of `sprt` on the finished pairs.
+    pub fn sprt_llr(&self, sprt: &Sprt) -> f64 {
+        sprt.pentanomial_llr(&self.pairs)
+    }
+
+    /// Pairs of games finished.
+    pub fn pair_count(&self) -> u32 {
+        self.pairs.iter().sum()
     }
 
     fn add(&mut self, record: &GameRecord) {
@@ -116,6 +131,15 @@ impl MatchStats {
             self.a_first[1] + self.a_second[1],
             self.a_first[2] + self.a_second[0],
         ]
+    }
+}
+
+/// A game's result in half points: 2 for a win, 1 for a draw, 0 for a loss.
+fn half_points(outcome: Outcome) -> usize {
+    match outcome {
+        Outcome::Win => 2,
+        Outcome::Draw => 1,
+        Outcome::Loss => 0,
     }
 }
 
@@ -196,7 +220,9 @@ where
     FB: Fn(u64) -> Box<dyn Agent<G>> + Sync,
     FR: Fn(&MatchStats, &GameRecord) + Sync,
 {
-    let totals = Mutex::new((MatchStats::default(), Vec::new()));
+    // The totals, the records, and the result of each pair's first game to
+    // finish, until its partner does.
+    let totals = Mutex::new((MatchStats::default(), Vec::new(), HashMap::new()));
     let stop = AtomicBool::new(false);
     (0..config.games).into_par_iter().for_each(|index| {
         if stop.load(Ordering::Relaxed) {
@@ -237,13 +263,21 @@ where
             moves,
         };
         let mut guard = totals.lock().expect("no panic while holding the lock");
-        let (stats, records) = &mut *guard;
+        let (stats, records, unpaired) = &mut *guard;
         if stop.load(Ordering::Relaxed) {
             return;
         }
         stats.add(&record);
+        match unpaired.remove(&(index / 2)) {
+            Some(partner) => {
+                stats.pairs[half_points(partner) + half_points(record.result_for_a)] += 1;
+            }
+            None => {
+                unpaired.insert(index / 2, record.result_for_a);
+            }
+        }
         if let Some(sprt) = &config.sprt {
-            if sprt.verdict(stats.wins, stats.draws, stats.losses) != SprtVerdict::Continue {
+            if sprt.verdict(stats.sprt_llr(sprt)) != SprtVerdict::Continue {
                 stop.store(true, Ordering::Relaxed);
                 stats.stopped_early = stats.games() < config.games;
             }
@@ -251,7 +285,7 @@ where
         on_game(stats, &record);
         records.push(record);
     });
-    let (stats, mut records) = totals
+    let (stats, mut records, _) = totals
         .into_inner()
         .expect("no panic while holding the lock");
     records.sort_by_key(|r| r.index);

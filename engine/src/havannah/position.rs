@@ -198,7 +198,9 @@ pub(crate) fn parse_fields(board: &Board, text: &str) -> Result<([Bitboard; 2], 
                     ));
                 }
             };
-            if filled + run > cells.len() {
+            // `filled` never passes the row's length; `run` may be any
+            // number, so no sum that could overflow.
+            if run > cells.len() - filled {
                 return Err(format!("row {} has more than {} cells", y + 1, cells.len()));
             }
             if let Some(colour) = colour {

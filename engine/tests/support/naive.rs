@@ -1,7 +1,15 @@
 //! A deliberately naive Heraldis, written for the tests only: a 5×5 array of
 //! cells, its own layout and position readers, lines found by walking the
-//! board in four directions, moves as strings. It shares no code with the
+//! board in four directions, moves as cells. It shares no code with the
 //! engine, so that the two can check each other.
+//!
+//! Two counts of move sequences: [`NaiveGame::perft`] makes every move, and
+//! [`NaiveGame::perft_by_positions`] goes level by level through the
+//! distinct positions (the deep fixture counts are out of reach otherwise).
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Piece {
@@ -9,12 +17,15 @@ pub enum Piece {
     Dark,
 }
 
+/// A cell as `(rank, file)`, both in `0..5`; rank 0 is rank 1.
+pub type Cell = (usize, usize);
+
 /// `board[rank][file]`, rank 0 is rank 1.
 #[derive(Clone, Debug)]
 pub struct NaiveState {
     pub board: [[Option<Piece>; 5]; 5],
     pub to_move: Piece,
-    pub truce: Option<(usize, usize)>,
+    pub truce: Option<Cell>,
     pub ply: u32,
 }
 
@@ -22,6 +33,8 @@ pub struct NaiveState {
 pub struct NaiveGame {
     pub sites: [[Vec<char>; 5]; 5],
     pub ply_limit: u32,
+    /// The 28 lines of four cells.
+    lines: Vec<[Cell; 4]>,
 }
 
 impl NaiveGame {
@@ -39,6 +52,7 @@ impl NaiveGame {
         NaiveGame {
             sites,
             ply_limit: 150,
+            lines: lines_of_four(),
         }
     }
 
@@ -80,27 +94,10 @@ impl NaiveGame {
     }
 
     fn four_in_row(&self, state: &NaiveState, piece: Piece) -> bool {
-        let directions = [(0i32, 1i32), (1, 0), (1, 1), (1, -1)];
-        for rank in 0..5i32 {
-            for file in 0..5i32 {
-                for (dr, df) in directions {
-                    let mut count = 0;
-                    for k in 0..4 {
-                        let (r, f) = (rank + k * dr, file + k * df);
-                        if (0..5).contains(&r)
-                            && (0..5).contains(&f)
-                            && state.board[r as usize][f as usize] == Some(piece)
-                        {
-                            count += 1;
-                        }
-                    }
-                    if count == 4 {
-                        return true;
-                    }
-                }
-            }
-        }
-        false
+        self.lines.iter().any(|line| {
+            line.iter()
+                .all(|&(rank, file)| state.board[rank][file] == Some(piece))
+        })
     }
 
     pub fn is_over(&self, state: &NaiveState) -> bool {
@@ -112,21 +109,24 @@ impl NaiveGame {
         full || state.ply >= self.ply_limit
     }
 
-    fn owns_house_of(&self, state: &NaiveState, piece: Piece, symbol: char) -> bool {
+    /// Whether `piece` stands on a House of each symbol, by the symbol's
+    /// letter (`'A'` first).
+    fn houses_of(&self, state: &NaiveState, piece: Piece) -> [bool; 26] {
+        let mut houses = [false; 26];
         for rank in 0..5 {
             for file in 0..5 {
-                if self.sites[rank][file] == vec![symbol] && state.board[rank][file] == Some(piece)
-                {
-                    return true;
+                let site = &self.sites[rank][file];
+                if site.len() == 1 && state.board[rank][file] == Some(piece) {
+                    houses[letter(site[0])] = true;
                 }
             }
         }
-        false
+        houses
     }
 
     /// Legal moves as `(rank, file)` targets, or `None` for a pass.
-    pub fn moves(&self, state: &NaiveState) -> Vec<Option<(usize, usize)>> {
-        let mut moves = Vec::new();
+    pub fn moves(&self, state: &NaiveState) -> Vec<Option<Cell>> {
+        let mut moves = Vec::with_capacity(25);
         if self.is_over(state) {
             return moves;
         }
@@ -141,6 +141,7 @@ impl NaiveGame {
             moves.push(None);
             return moves;
         }
+        let houses = self.houses_of(state, me);
         for rank in 0..5 {
             for file in 0..5 {
                 let site = &self.sites[rank][file];
@@ -153,8 +154,7 @@ impl NaiveGame {
                     }
                     Some(p) if p != me => {
                         if site.len() == 2
-                            && self.owns_house_of(state, me, site[0])
-                            && self.owns_house_of(state, me, site[1])
+                            && site.iter().all(|&symbol| houses[letter(symbol)])
                             && state.truce != Some((rank, file))
                         {
                             moves.push(Some((rank, file)));
@@ -167,7 +167,7 @@ impl NaiveGame {
         moves
     }
 
-    pub fn play(&self, state: &NaiveState, action: Option<(usize, usize)>) -> NaiveState {
+    pub fn play(&self, state: &NaiveState, action: Option<Cell>) -> NaiveState {
         let mut next = state.clone();
         next.truce = None;
         if let Some((rank, file)) = action {
@@ -181,17 +181,53 @@ impl NaiveGame {
         next
     }
 
+    /// Counts the move sequences of length `depth` by making every move (the
+    /// last ply is counted from the list of moves).
     pub fn perft(&self, state: &NaiveState, depth: u32) -> u64 {
-        if depth == 0 {
-            return 1;
+        match depth {
+            0 => 1,
+            1 => self.moves(state).len() as u64,
+            _ => self
+                .moves(state)
+                .into_iter()
+                .map(|m| self.perft(&self.play(state, m), depth - 1))
+                .sum(),
         }
-        self.moves(state)
-            .into_iter()
-            .map(|m| self.perft(&self.play(state, m), depth - 1))
+    }
+
+    /// Counts the move sequences of length `depth` level by level: for each
+    /// distinct position `depth - 2` plies down, the number of sequences
+    /// that reach it, times the [`perft`](NaiveGame::perft) of its last two
+    /// plies (counted in parallel).
+    ///
+    /// Exact because the moves below a position depend on the position
+    /// alone, and every position of one level has the same ply; Heraldis
+    /// reaches the same position by many placement orders, so the levels
+    /// hold far fewer positions than sequences.
+    pub fn perft_by_positions(&self, root: &NaiveState, depth: u32) -> u64 {
+        if depth <= 2 {
+            return self.perft(root, depth);
+        }
+        let mut level = HashMap::from([(key(root), 1u64)]);
+        let mut ply = root.ply;
+        for _ in 2..depth {
+            let mut next_level = HashMap::new();
+            for (&position, &sequences) in &level {
+                let state = from_key(position, ply);
+                for m in self.moves(&state) {
+                    *next_level.entry(key(&self.play(&state, m))).or_insert(0) += sequences;
+                }
+            }
+            level = next_level;
+            ply += 1;
+        }
+        level
+            .into_par_iter()
+            .map(|(position, sequences)| sequences * self.perft(&from_key(position, ply), 2))
             .sum()
     }
 
-    pub fn move_name(&self, state: &NaiveState, action: Option<(usize, usize)>) -> String {
+    pub fn move_name(&self, state: &NaiveState, action: Option<Cell>) -> String {
         match action {
             None => "pass".to_string(),
             Some((rank, file)) => {
@@ -204,6 +240,73 @@ impl NaiveGame {
             }
         }
     }
+}
+
+/// Every line of four cells that fits on the board, walking right, up, and
+/// along both diagonals from each cell.
+fn lines_of_four() -> Vec<[Cell; 4]> {
+    let mut lines = Vec::new();
+    for rank in 0..5i32 {
+        for file in 0..5i32 {
+            for (dr, df) in [(0i32, 1i32), (1, 0), (1, 1), (1, -1)] {
+                let cells = [0, 1, 2, 3].map(|k| (rank + k * dr, file + k * df));
+                if cells
+                    .iter()
+                    .all(|&(r, f)| (0..5).contains(&r) && (0..5).contains(&f))
+                {
+                    lines.push(cells.map(|(r, f)| (r as usize, f as usize)));
+                }
+            }
+        }
+    }
+    assert_eq!(lines.len(), 28);
+    lines
+}
+
+/// A position without its ply, as a number: two bits per cell (0 empty,
+/// 1 Light, 2 Dark) from a1 to e5, then the side to move (1 bit) and the
+/// Truce cell (5 bits, 25 for none).
+fn key(state: &NaiveState) -> u64 {
+    let mut key = 0u64;
+    for (index, cell) in state.board.iter().flatten().enumerate() {
+        let code = match cell {
+            None => 0,
+            Some(Piece::Light) => 1,
+            Some(Piece::Dark) => 2,
+        };
+        key |= code << (2 * index);
+    }
+    key |= u64::from(state.to_move == Piece::Dark) << 50;
+    let truce = state.truce.map_or(25, |(rank, file)| 5 * rank + file);
+    key | (truce as u64) << 51
+}
+
+/// The position written as `key`, at `ply`.
+fn from_key(key: u64, ply: u32) -> NaiveState {
+    let mut board = [[None; 5]; 5];
+    for (index, cell) in board.iter_mut().flatten().enumerate() {
+        *cell = match (key >> (2 * index)) & 3 {
+            0 => None,
+            1 => Some(Piece::Light),
+            _ => Some(Piece::Dark),
+        };
+    }
+    let truce = ((key >> 51) & 31) as usize;
+    NaiveState {
+        board,
+        to_move: if (key >> 50) & 1 == 1 {
+            Piece::Dark
+        } else {
+            Piece::Light
+        },
+        truce: (truce < 25).then_some((truce / 5, truce % 5)),
+        ply,
+    }
+}
+
+/// 0 for `'A'`, 25 for `'Z'`.
+fn letter(symbol: char) -> usize {
+    (symbol as u8 - b'A') as usize
 }
 
 fn other(piece: Piece) -> Piece {
