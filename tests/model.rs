@@ -135,12 +135,14 @@ fn a_checkpoint_guides_arena_and_gtp_players() {
     assert_eq!(report["games"], 2);
 
     let output = grandmaitre()
-        .args(["gtp", "--sims", "32", "--model", &model])
+        .args(["gtp", "--sims", "800", "--model", &model])
         .write_stdin("gm-position 5/5/5/DDD2/LLL2 l - 6\ngenmove light\nquit\n")
         .output()
         .expect("runs");
     let text = String::from_utf8(output.stdout).expect("utf-8");
-    // Even an untrained network's search finds a win in one (the solver).
+    // Even an untrained network's search finds a win in one (the solver),
+    // once it has tried every move: 32 simulations under a random network's
+    // priors could leave d1 unvisited.
     assert!(text.contains("= d1"), "{text}");
 }
 
