@@ -280,9 +280,9 @@ mod tests {
         ];
         for (elo0, elo1, counts, expected) in cases {
             let sprt = Sprt { elo0, elo1 };
-            let llr = match counts {
-                &[losses, draws, wins] => sprt.trinomial_llr(wins, draws, losses),
-                &[a, b, c, d, e] => sprt.pentanomial_llr(&[a, b, c, d, e]),
+            let llr = match *counts {
+                [losses, draws, wins] => sprt.trinomial_llr(wins, draws, losses),
+                [a, b, c, d, e] => sprt.pentanomial_llr(&[a, b, c, d, e]),
                 _ => unreachable!("three or five counts"),
             };
             assert!(
