@@ -76,7 +76,7 @@ pub struct TrainArgs {
     #[arg(long, conflicts_with = "generations")]
     pub time: Option<String>,
     /// Stop after this many generations.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub generations: Option<u32>,
     /// burn's backend for training: flex (default), ndarray, or tch (a
     /// build with the tch feature).
@@ -99,7 +99,7 @@ pub struct SelfplayArgs {
     #[arg(long, conflicts_with = "shards")]
     pub time: Option<String>,
     /// Stop after writing this many shards.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub shards: Option<u32>,
 }
 
@@ -113,25 +113,25 @@ pub struct ArenaArgs {
     #[arg(long)]
     pub b: String,
     /// Games to play (colours alternate).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, allow_negative_numbers = true)]
     pub games: u32,
     /// Threads playing games at once (default: all cores).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub threads: Option<usize>,
     /// Distinct random openings, each played twice with colours swapped
     /// (0: every game from the start position).
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, allow_negative_numbers = true)]
     pub openings: u32,
     /// Random plies in each opening. One random first move balances the
     /// colours best in Heraldis, where the first player's edge is large.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub opening_plies: u32,
     /// Stop early once a sequential probability ratio test of Elo ELO0
     /// against ELO1 decides (α = β = 0.05).
     #[arg(long, value_name = "ELO0,ELO1")]
     pub sprt: Option<String>,
     /// Seed of the openings and players.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub seed: u64,
     /// Print the result as one JSON object.
     #[arg(long)]
@@ -152,7 +152,7 @@ pub struct ArenaArgs {
 #[derive(Debug, Args)]
 pub struct GtpArgs {
     /// Simulations per move.
-    #[arg(long = "sims", default_value_t = 2000)]
+    #[arg(long = "sims", default_value_t = 2000, allow_negative_numbers = true)]
     pub simulations: u32,
     /// A checkpoint directory whose network guides the search (default: the
     /// shipped checkpoints/heraldis when it is there); `rollouts` searches
@@ -171,16 +171,16 @@ pub struct AdviseArgs {
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     /// Playing level, 1 (gentlest) to 10 (full strength, the default).
-    #[arg(long, conflicts_with = "simulations")]
+    #[arg(long, conflicts_with = "simulations", allow_negative_numbers = true)]
     pub level: Option<u32>,
     /// Simulations instead of a level (the most visited move is played).
-    #[arg(long = "sims")]
+    #[arg(long = "sims", allow_negative_numbers = true)]
     pub simulations: Option<u32>,
     /// Alternatives listed (0: all).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
     pub alternatives: usize,
     /// Seed of the levels' move choice.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub seed: u64,
     /// Print one JSON object.
     #[arg(long)]
@@ -205,19 +205,19 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     /// Engine games to play; half fit the calibration, half measure it.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, allow_negative_numbers = true)]
     pub games: u32,
     /// The level whose games are played (default 10, the advice).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true)]
     pub level: u32,
     /// Random plies of each opening are drawn between 1 and this.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, allow_negative_numbers = true)]
     pub opening_plies: u32,
     /// Seed of the openings and of the split.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub seed: u64,
     /// Threads playing games at once (default: all cores).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub threads: Option<usize>,
     /// Where to write calibration.md, calibration.json and reliability.png
     /// (default: the checkpoint directory).
@@ -267,7 +267,7 @@ pub struct ExportArgs {
 #[derive(Debug, Args)]
 pub struct PerftArgs {
     /// Length of the move sequences.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub depth: u32,
     /// Also print the count below each legal move.
     #[arg(long)]
@@ -305,19 +305,19 @@ pub struct BenchTrainArgs {
     #[arg(long, default_value = "cpu")]
     pub device: String,
     /// Channels of the network's tower.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, allow_negative_numbers = true)]
     pub channels: usize,
     /// Residual blocks of the network.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, allow_negative_numbers = true)]
     pub blocks: usize,
     /// Samples per step.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, allow_negative_numbers = true)]
     pub batch: usize,
     /// Timed steps per backend.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true)]
     pub steps: usize,
     /// Untimed steps before them.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, allow_negative_numbers = true)]
     pub warmup: usize,
 }
 
@@ -327,7 +327,7 @@ pub struct BenchWinprobArgs {
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     /// Positions measured (random positions of up to 12 plies).
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 500, allow_negative_numbers = true)]
     pub positions: usize,
 }
 
@@ -338,16 +338,16 @@ pub struct BenchNnArgs {
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     /// Channels of a fresh network.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub channels: Option<usize>,
     /// Residual blocks of a fresh network.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub blocks: Option<usize>,
     /// Batch sizes to time, separated by commas.
     #[arg(long, default_value = "1,8,64,256")]
     pub batches: String,
     /// Seconds to time each measurement.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub seconds: f64,
     /// Also time burn's forward pass on this backend (flex, ndarray), or
     /// `none`.
@@ -358,20 +358,20 @@ pub struct BenchNnArgs {
     #[arg(long)]
     pub save: Option<std::path::PathBuf>,
     /// Threads for inference and search (default: one per core).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 }
 
 #[derive(Debug, Args)]
 pub struct BenchSearchArgs {
     /// Simulations per search.
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, default_value_t = 200_000, allow_negative_numbers = true)]
     pub simulations: u32,
     /// Leaves gathered per evaluator call.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, allow_negative_numbers = true)]
     pub leaves: u32,
     /// Searches to time; the fastest is reported.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
     pub repeat: u32,
     #[command(flatten)]
     pub position: PositionArgs,
@@ -380,10 +380,10 @@ pub struct BenchSearchArgs {
 #[derive(Debug, Args)]
 pub struct BenchPerftArgs {
     /// Length of the move sequences.
-    #[arg(long, default_value_t = 7)]
+    #[arg(long, default_value_t = 7, allow_negative_numbers = true)]
     pub depth: u32,
     /// Runs to time; the fastest is reported.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
     pub repeat: u32,
     #[command(flatten)]
     pub position: PositionArgs,
@@ -405,9 +405,20 @@ pub fn report_usage_error(error: &clap::Error) -> ExitCode {
             }
         }
         _ => {
+            // The message's first paragraph on one line: it may list the
+            // missing arguments below its first line.
             let rendered = error.render().to_string();
-            let first = rendered.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("{first} (see --help)");
+            let paragraph: Vec<&str> = rendered
+                .lines()
+                .take_while(|line| !line.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let message = if paragraph.is_empty() {
+                "error: bad arguments".to_string()
+            } else {
+                paragraph.join(" ")
+            };
+            eprintln!("{message} (see --help)");
             ExitCode::from(2)
         }
     }

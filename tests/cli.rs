@@ -93,7 +93,7 @@ fn show_draws_the_board_on_another_layout() {
 
 #[test]
 fn bad_input_gets_a_one_line_error_and_status_2() {
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 13] = [
         (
             &["perft", "--depth", "2", "--layout", "A S"],
             "invalid layout 'A S'",
@@ -111,8 +111,26 @@ fn bad_input_gets_a_one_line_error_and_status_2() {
             "in --moves: invalid move 'a5': illegal move",
         ),
         (&["show", "--game", "chess"], "unknown game 'chess'"),
-        (&["perft", "--depth", "-2"], "unexpected argument"),
-        (&["perft"], "required"),
+        (
+            &["perft", "--depth", "-2"],
+            "invalid value '-2' for '--depth <DEPTH>'",
+        ),
+        (
+            &["advise", "--sims", "-5"],
+            "invalid value '-5' for '--sims <SIMULATIONS>'",
+        ),
+        (
+            &["perft"],
+            "the following required arguments were not provided: --depth <DEPTH>",
+        ),
+        (
+            &["arena", "--b", "random"],
+            "the following required arguments were not provided: --a <A>",
+        ),
+        (
+            &["arena", "--a", "random", "--b", "random", "--games", "0"],
+            "--games must be at least 1",
+        ),
         (
             &["perft", "--depth", "2", "--colour", "red"],
             "unexpected argument '--colour'",

@@ -19,6 +19,9 @@ use crate::players::{PlayerSpec, PreparedPlayer};
 
 /// Validates the arguments and plays the match.
 pub fn run(args: ArenaArgs) -> Result<()> {
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let random_layouts = args.layout.as_deref() == Some("random");
     let task = Arena {
