@@ -223,7 +223,8 @@ fn gtp_extensions_change_layout_level_and_refuse_bad_values() {
     assert_eq!(answers[2], "=");
     assert_eq!(answers[3], "? level must be between 1 and 10");
     assert_eq!(answers[4], "? simulations must be a positive whole number");
-    assert_eq!(answers[5], "? unknown game 'havannah'");
+    // Another game, then back: a fresh Heraldis session.
+    assert_eq!(answers[5], "=");
     assert_eq!(answers[6], "=");
     assert!(
         answers[7].starts_with("? invalid position"),
@@ -231,4 +232,33 @@ fn gtp_extensions_change_layout_level_and_refuse_bad_values() {
         answers[7]
     );
     assert_eq!(answers[8], "? unknown command");
+}
+
+#[test]
+fn gtp_switches_games_within_one_session() {
+    let answers = gtp(
+        "gm-game havannah\nshowboard\ngenmove white\ngm-game chess\ngm-game heraldis\nplay light c3\nshowboard\n",
+    );
+    assert_eq!(answers[0], "=");
+    assert!(
+        answers[1].contains("to move: White (w), ply 0"),
+        "{}",
+        answers[1]
+    );
+    assert!(
+        answers[2].starts_with("= ") && answers[2].len() > 2,
+        "{}",
+        answers[2]
+    );
+    assert_eq!(
+        answers[3],
+        "? unknown game 'chess': expected heraldis or havannah"
+    );
+    assert_eq!(answers[4], "=");
+    assert_eq!(answers[5], "=");
+    assert!(
+        answers[6].contains("position: 5/5/2L2/5/5 d - 1"),
+        "{}",
+        answers[6]
+    );
 }

@@ -6,6 +6,8 @@
 //! `quit`, `clear_board`, `play`, `genmove`, `undo` and `showboard`, the
 //! extensions are `gm-game`, `gm-layout`, `gm-position`, `gm-sims`,
 //! `gm-level` and `gm-winprob` (`= <P(light wins)> <P(draw)> <P(dark wins)>`).
+//! `gm-game` naming another game ends this session, and the caller starts
+//! one on that game.
 
 use std::io::{BufRead, Write};
 
@@ -44,18 +46,22 @@ const COMMANDS: [&str; 17] = [
     "gm-winprob",
 ];
 
-/// Runs the protocol on stdin and stdout.
-pub struct Gtp {
+/// Runs the protocol on stdin and stdout, until `quit`, the end of the
+/// input, or `gm-game` naming another game (written to `switch`: the caller
+/// goes on with a session on that game).
+pub struct Gtp<'a> {
     /// Simulations per move at the start.
     pub simulations: u32,
     /// The network guiding the search (random rollouts without one).
     pub model: Option<PathBuf>,
+    /// Where the session leaves the name of the game `gm-game` asked for.
+    pub switch: &'a std::cell::RefCell<Option<String>>,
 }
 
 /// The evaluator a session searches with.
 type SharedEvaluator<G> = Arc<dyn Evaluator<G> + Send + Sync>;
 
-impl GameTask for Gtp {
+impl GameTask for Gtp<'_> {
     fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
         // A network is fastest on batches; rollouts are best one at a time.
         let model = match &self.model {
@@ -95,6 +101,10 @@ impl GameTask for Gtp {
             if session.quit {
                 break;
             }
+            if let Some(name) = session.switch_to.take() {
+                *self.switch.borrow_mut() = Some(name);
+                break;
+            }
         }
         Ok(())
     }
@@ -111,6 +121,8 @@ pub struct Session<G: CliGame> {
     noise: f64,
     rng: SmallRng,
     quit: bool,
+    /// Another game `gm-game` asked for.
+    switch_to: Option<String>,
 }
 
 impl<G: CliGame> Session<G> {
@@ -132,6 +144,7 @@ impl<G: CliGame> Session<G> {
             noise: 0.0,
             rng: SmallRng::seed_from_u64(1),
             quit: false,
+            switch_to: None,
         }
     }
 
@@ -197,8 +210,14 @@ impl<G: CliGame> Session<G> {
                 if arguments == G::NAME {
                     self.set_position(self.game.initial_state());
                     Ok(String::new())
+                } else if super::GAME_NAMES.contains(&arguments) {
+                    self.switch_to = Some(arguments.to_string());
+                    Ok(String::new())
                 } else {
-                    Err(format!("unknown game '{arguments}'"))
+                    Err(format!(
+                        "unknown game '{arguments}': expected {}",
+                        super::GAME_NAMES.join(" or ")
+                    ))
                 }
             }
             "gm-layout" => {

@@ -58,13 +58,33 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Train(args) => train::run(args),
         Command::Selfplay(args) => train::selfplay(args),
         Command::Export(args) => export::run(args),
-        Command::Gtp(args) => with_position(
-            &args.position,
-            gtp::Gtp {
-                simulations: args.simulations,
-                model: args.model,
-            },
-        ),
+        Command::Gtp(args) => {
+            let mut position = args.position;
+            let mut model = args.model;
+            loop {
+                let switch = std::cell::RefCell::new(None);
+                with_position(
+                    &position,
+                    gtp::Gtp {
+                        simulations: args.simulations,
+                        model: model.clone(),
+                        switch: &switch,
+                    },
+                )?;
+                let Some(game) = switch.into_inner() else {
+                    return Ok(());
+                };
+                // Another game: its start, and its own shipped model unless
+                // the session searches with rollouts.
+                position = PositionArgs {
+                    game,
+                    layout: None,
+                    position: None,
+                    moves: None,
+                };
+                model = model.filter(|path| path.as_os_str() == "rollouts");
+            }
+        }
         Command::Bench(BenchCommand::Perft(args)) => with_position(
             &args.position,
             bench::PerftBench {
@@ -201,6 +221,9 @@ impl CliGame for Heraldis {
         }
     }
 }
+
+/// The names `--game` and the engine protocol's `gm-game` accept.
+const GAME_NAMES: [&str; 2] = [Heraldis::NAME, Havannah::NAME];
 
 /// Work to do on a game and a position, whatever the game.
 trait GameTask {
