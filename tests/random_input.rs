@@ -201,18 +201,24 @@ fn line(vocabulary: &Vocabulary, rng: &mut StdRng) -> Vec<u8> {
 // ---------------------------------------------------------------------------
 // What the session must answer
 
-/// The id of the answer to `line`, or `None` when it gets no answer (blank
-/// or comment): GTP's preprocessing, as the engine protocol documents it.
-fn expected_id(line: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(line);
-    let kept: String = text
+/// `line` after GTP's preprocessing, as the engine protocol documents it:
+/// the comment cut, control characters other than tabs dropped, tabs made
+/// spaces.
+fn preprocessed(line: &[u8]) -> String {
+    String::from_utf8_lossy(line)
         .split('#')
         .next()
         .unwrap_or("")
         .chars()
         .filter(|&c| c == '\t' || !c.is_control())
         .map(|c| if c == '\t' { ' ' } else { c })
-        .collect();
+        .collect()
+}
+
+/// The id of the answer to `line`, or `None` when it gets no answer (blank
+/// or comment).
+fn expected_id(line: &[u8]) -> Option<String> {
+    let kept = preprocessed(line);
     let kept = kept.trim();
     if kept.is_empty() {
         return None;
@@ -227,15 +233,7 @@ fn expected_id(line: &[u8]) -> Option<String> {
 
 /// The command word of `line` after its id, if it has one.
 fn command_word(line: &[u8]) -> Option<(String, String)> {
-    let text = String::from_utf8_lossy(line);
-    let kept: String = text
-        .split('#')
-        .next()
-        .unwrap_or("")
-        .chars()
-        .filter(|&c| c == '\t' || !c.is_control())
-        .map(|c| if c == '\t' { ' ' } else { c })
-        .collect();
+    let kept = preprocessed(line);
     let mut words = kept.split_whitespace();
     let mut word = words.next()?;
     if word.chars().all(|c| c.is_ascii_digit()) {

@@ -49,21 +49,51 @@ impl<G: Game> ReplayWindow<G> {
         ReplayWindow::from_records(&records)
     }
 
-    /// A window over these games.
+    /// A window over these games. Records come from files, so they are
+    /// checked once here rather than on every batch: every board must have
+    /// the first one's planes and actions, and every policy target must be
+    /// within the policy head.
     pub fn from_records(records: &[GameRecord]) -> Result<ReplayWindow<G>, TrainError> {
-        let mut games = Vec::new();
+        let mut games: Vec<G> = Vec::new();
         let mut index_of: HashMap<&str, usize> = HashMap::new();
         let mut samples = Vec::new();
         for record in records {
             let game = match index_of.get(record.parameters.as_str()) {
                 Some(&index) => index,
                 None => {
-                    games.push(G::with_parameters(&record.parameters)?);
+                    let game = G::with_parameters(&record.parameters)?;
+                    if let Some(first) = games.first() {
+                        let (a, b) = (first.spec(), game.spec());
+                        if a.observation_len() != b.observation_len()
+                            || a.action_count != b.action_count
+                        {
+                            return Err(ParseError::new(
+                                "game parameters",
+                                &record.parameters,
+                                "the board differs from the other games of the window",
+                            )
+                            .into());
+                        }
+                    }
+                    games.push(game);
                     index_of.insert(&record.parameters, games.len() - 1);
                     games.len() - 1
                 }
             };
+            let actions = games[game].spec().action_count;
             for position in &record.positions {
+                if let Some(&(action, _)) = position
+                    .policy
+                    .iter()
+                    .find(|(a, _)| usize::from(*a) >= actions)
+                {
+                    return Err(ParseError::new(
+                        "policy target",
+                        &position.state,
+                        format!("action {action} is beyond the game's {actions} actions"),
+                    )
+                    .into());
+                }
                 samples.push(Sample {
                     game,
                     state: position.state.clone(),
@@ -121,28 +151,6 @@ pub fn make_batch<G: Game>(
         let sample = &window.samples[index];
         let game = &window.games[sample.game];
         let state = game.parse_state(&sample.state)?;
-        // Records come from files: a board of another size, or a target
-        // beyond the policy head, is an error, not an index out of range.
-        if game.spec().observation_len() != per_position || game.spec().action_count != actions {
-            return Err(ParseError::new(
-                "game parameters",
-                &game.parameters(),
-                "the board differs from the other games of the window",
-            )
-            .into());
-        }
-        if let Some(&(action, _)) = sample
-            .policy
-            .iter()
-            .find(|(a, _)| usize::from(*a) >= actions)
-        {
-            return Err(ParseError::new(
-                "policy target",
-                &sample.state,
-                format!("action {action} is beyond the game's {actions} actions"),
-            )
-            .into());
-        }
         let symmetry = Symmetry(rng.random_range(0..spec.symmetry_count) as u8);
         let seen = game.transformed(symmetry);
         let state = game.transform_state(&state, symmetry);
@@ -164,14 +172,12 @@ pub fn make_batch<G: Game>(
 mod tests {
     use grandmaitre_engine::heraldis::Heraldis;
     use grandmaitre_selfplay::PositionRecord;
-    use rand::SeedableRng;
-    use rand::rngs::SmallRng;
 
     use super::*;
 
     #[test]
     fn a_policy_target_beyond_the_policy_head_is_an_error() {
-        // It once indexed past the batch's policy rows and panicked.
+        // It once indexed past a batch's policy rows and panicked.
         let record = GameRecord {
             parameters: Heraldis::default().parameters(),
             positions: vec![PositionRecord {
@@ -182,9 +188,9 @@ mod tests {
             }],
             plies: 1,
         };
-        let window: ReplayWindow<Heraldis> = ReplayWindow::from_records(&[record]).expect("window");
-        let error = make_batch(&window, &[0], &mut SmallRng::seed_from_u64(1))
-            .expect_err("beyond the head")
+        let error = ReplayWindow::<Heraldis>::from_records(&[record])
+            .err()
+            .expect("beyond the head")
             .to_string();
         assert_eq!(
             error,

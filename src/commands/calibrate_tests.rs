@@ -1,0 +1,252 @@
+//! `--games-in` files under damage: never a panic, a bad file gets a
+//! one-line error, and games that read fit a calibration that a
+//! checkpoint accepts.
+
+use proptest::prelude::*;
+use proptest::sample::select;
+
+use super::*;
+
+/// The header and the first 100 games of a shipped file (enough games
+/// of one result for its curves to be fitted).
+fn shipped() -> String {
+    let text = include_str!("../../checkpoints/heraldis/calibration-games/seed-1.jsonl");
+    text.lines().take(101).collect::<Vec<_>>().join("\n")
+}
+
+/// Characters that start a new line on a terminal or in a log.
+const LINE_BREAKS: [char; 7] = [
+    '\n', '\r', '\u{0b}', '\u{0c}', '\u{85}', '\u{2028}', '\u{2029}',
+];
+
+const NUMBERS: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "3",
+    "-1",
+    "0.5",
+    "-0.0",
+    "1.0000001",
+    "-0.1",
+    "1e-40",
+    "1e39",
+    "-1e39",
+    "1e999",
+    "64",
+    "65",
+    "4294967296",
+    "18446744073709551616",
+    "1.5e308",
+    "\"0.5\"",
+    "null",
+    "[]",
+    "{}",
+    "true",
+];
+
+const STRINGS: &[&str] = &[
+    "",
+    "heraldis",
+    "havannah",
+    "grandmaitre calibration games 1",
+    "grandmaitre calibration games 2",
+    "a\\nb",
+    "\\u2028",
+    "\\r",
+];
+
+/// One edit of a records file; positions are taken modulo the sizes.
+#[derive(Clone, Debug)]
+enum Edit {
+    /// The `number`-th number of line `line` becomes `text`.
+    Number(usize, usize, &'static str),
+    /// The `string`-th string of line `line` gets the content `text`.
+    String(usize, usize, &'static str),
+    DeleteLine(usize),
+    DuplicateLine(usize),
+    SwapLines(usize, usize),
+    InsertChar(usize, char),
+    DeleteChar(usize),
+    Truncate(usize),
+}
+
+fn an_edit() -> impl Strategy<Value = Edit> {
+    let index = any::<usize>();
+    let a_char = prop_oneof![
+        select(
+            &[
+                '[', ']', '{', '}', ',', ':', '"', '0', '1', '.', '-', 'e', '\n', ' '
+            ][..]
+        ),
+        any::<char>(),
+    ];
+    prop_oneof![
+        6 => (index, index, select(NUMBERS)).prop_map(|(l, k, t)| Edit::Number(l, k, t)),
+        2 => (index, index, select(STRINGS)).prop_map(|(l, k, t)| Edit::String(l, k, t)),
+        1 => index.prop_map(Edit::DeleteLine),
+        1 => index.prop_map(Edit::DuplicateLine),
+        1 => (index, index).prop_map(|(i, j)| Edit::SwapLines(i, j)),
+        1 => (index, a_char).prop_map(|(i, c)| Edit::InsertChar(i, c)),
+        1 => index.prop_map(Edit::DeleteChar),
+        1 => index.prop_map(Edit::Truncate),
+    ]
+}
+
+/// Byte ranges in `line` of its numbers (`number`) or of its strings'
+/// contents.
+fn spans(line: &str, number: bool) -> Vec<(usize, usize)> {
+    let bytes = line.as_bytes();
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'"' {
+            let start = at + 1;
+            at = start;
+            while at < bytes.len() && bytes[at] != b'"' {
+                at += if bytes[at] == b'\\' { 2 } else { 1 };
+            }
+            if !number {
+                spans.push((start, at.min(bytes.len())));
+            }
+            at += 1;
+        } else if bytes[at] == b'-' || bytes[at].is_ascii_digit() {
+            let start = at;
+            while at < bytes.len() && b"-+.eE0123456789".contains(&bytes[at]) {
+                at += 1;
+            }
+            if number {
+                spans.push((start, at));
+            }
+        } else {
+            at += 1;
+        }
+    }
+    spans
+}
+
+fn damaged(text: &str, edits: &[Edit]) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for edit in edits {
+        let count = lines.len();
+        if count == 0 {
+            break;
+        }
+        match edit {
+            Edit::Number(l, k, new) | Edit::String(l, k, new) => {
+                let line = &mut lines[l % count];
+                let spans = spans(line, matches!(edit, Edit::Number(..)));
+                if let Some(&(start, end)) = spans.get(k % spans.len().max(1)) {
+                    line.replace_range(start..end, new);
+                }
+            }
+            Edit::DeleteLine(i) => {
+                lines.remove(i % count);
+            }
+            Edit::DuplicateLine(i) => lines.insert(i % count, lines[i % count].clone()),
+            Edit::SwapLines(i, j) => lines.swap(i % count, j % count),
+            Edit::InsertChar(..) | Edit::DeleteChar(_) | Edit::Truncate(_) => {
+                let mut chars: Vec<char> = lines.join("\n").chars().collect();
+                let n = chars.len();
+                match edit {
+                    Edit::InsertChar(i, c) => chars.insert(i % (n + 1), *c),
+                    Edit::DeleteChar(i) if n > 0 => {
+                        chars.remove(i % n);
+                    }
+                    Edit::Truncate(i) if n > 0 => chars.truncate(i % n),
+                    _ => {}
+                }
+                let text: String = chars.into_iter().collect();
+                lines = text.lines().map(str::to_string).collect();
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+/// Fails unless `text` reads as consistent games or gets a one-line
+/// error; returns the games.
+fn check(text: &str) -> Result<Option<Vec<Played>>, TestCaseError> {
+    match parse_records(text, Path::new("games.jsonl"), "heraldis") {
+        Ok((header, games)) => {
+            prop_assert_eq!(header.game.as_str(), "heraldis");
+            prop_assert!(games.len() >= 4);
+            Ok(Some(games))
+        }
+        Err(error) => {
+            let message = format!("{error:#}");
+            prop_assert!(message.len() > "games.jsonl: ".len(), "{message:?}");
+            prop_assert!(!message.contains(LINE_BREAKS), "not one line: {message:?}");
+            Ok(None)
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn damaged_records_read_or_get_one_line_errors(
+        edits in prop::collection::vec(an_edit(), 1..5),
+    ) {
+        check(&damaged(&shipped(), &edits))?;
+    }
+
+    #[test]
+    fn any_text_reads_or_gets_a_one_line_error(text in any::<String>()) {
+        check(&text)?;
+    }
+}
+
+proptest! {
+    // A fit takes a while: fewer cases.
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    #[test]
+    fn damaged_records_that_read_fit_a_valid_calibration(
+        edits in prop::collection::vec(an_edit(), 1..4),
+    ) {
+        let Some(games) = check(&damaged(&shipped(), &edits))? else {
+            return Ok(());
+        };
+        let (fit, test) = games.split_at(games.len() / 2);
+        let (fit, test): (Vec<&Played>, Vec<&Played>) =
+            (fit.iter().collect(), test.iter().collect());
+        let bar = Fitted::on(&fit, bar_predictions);
+        let network = Fitted::on(&fit, network_predictions);
+        bar.measure(&test, bar_predictions);
+        bootstrap(&bar, &test, 1);
+        let stored = Calibration {
+            temperature: bar.temperature,
+            network_temperature: network.temperature,
+            simulations: BAR_SIMULATIONS,
+            fit_games: fit.len() as u32,
+            test_games: test.len() as u32,
+            ece_before: 0.0,
+            ece_after: 0.0,
+            curves: Some(bar.curves.clone()),
+            network_curves: Some(network.curves.clone()),
+        };
+        prop_assert_eq!(stored.check(), Ok(()));
+    }
+}
+
+#[test]
+fn the_shipped_records_read() {
+    let (_, games) =
+        parse_records(&shipped(), Path::new("seed-1.jsonl"), "heraldis").expect("records");
+    assert_eq!(games.len(), 100);
+}
+
+#[test]
+fn a_probability_beyond_one_is_refused() {
+    // 1e39 reads as an infinite probability: it was accepted, and fitted
+    // as if it were a probability of almost nothing.
+    let text = shipped().replacen("[0.5309036,", "[1e39,", 1);
+    let error =
+        parse_records(&text, Path::new("games.jsonl"), "heraldis").expect_err("out of range");
+    assert_eq!(
+        format!("{error:#}"),
+        "games.jsonl:2: inconsistent game record"
+    );
+}
