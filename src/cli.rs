@@ -4,6 +4,11 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::registry::{GAME_NAMES, rules_help};
+
+/// The game of every command without `--game`: the first registered.
+const DEFAULT_GAME: &str = GAME_NAMES[0];
+
 /// Grand Maître: an AlphaZero-style engine for abstract board games.
 #[derive(Debug, Parser)]
 #[command(name = "grandmaitre", version, about)]
@@ -26,7 +31,8 @@ pub enum Command {
     /// The Grand Maître's move for a position: principal variation,
     /// win/draw/loss after search, the alternatives.
     Advise(AdviseArgs),
-    /// The win-probability bar: P(Light wins), P(draw), P(Dark wins).
+    /// The win-probability bar: P(first player wins), P(draw), P(second
+    /// player wins), named by the game's colours.
     Winprob(WinprobArgs),
     /// Fit and store the calibration of the bar from engine games; report
     /// its calibration error with a reliability diagram.
@@ -46,12 +52,12 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct PositionArgs {
     /// The game.
-    #[arg(long, default_value = "heraldis")]
+    #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
-    /// Heraldis board layout: `default`, `random:SEED`, or 25 tokens in the
-    /// rules' notation (rank 5 first, ranks separated by `/`).
-    #[arg(long)]
-    pub layout: Option<String>,
+    /// The game's rules parameters (a Heraldis layout, Havannah's `base=8
+    /// swap=1`; see --help).
+    #[arg(long, visible_alias = "layout", long_help = rules_help())]
+    pub rules: Option<String>,
     /// Starting position in the game's notation (default: the start).
     #[arg(long)]
     pub position: Option<String>,
@@ -63,7 +69,7 @@ pub struct PositionArgs {
 #[derive(Debug, Args)]
 pub struct TrainArgs {
     /// The game.
-    #[arg(long, default_value = "heraldis")]
+    #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
     /// The run directory (created, or resumed where it stopped).
     #[arg(long)]
@@ -90,7 +96,7 @@ pub struct TrainArgs {
 #[derive(Debug, Args)]
 pub struct SelfplayArgs {
     /// The game.
-    #[arg(long, default_value = "heraldis")]
+    #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
     /// The run directory (it must exist: `train` creates it).
     #[arg(long)]
@@ -106,7 +112,10 @@ pub struct SelfplayArgs {
 #[derive(Debug, Args)]
 pub struct ArenaArgs {
     /// Player A: random, rollout:sims=N[,rollouts=R], uniform:sims=N,
-    /// alphabeta:depth=D.
+    /// alphabeta:depth=D (Heraldis), openspiel:sims=N[,rollouts=R]
+    /// (OpenSpiel's MCTSBot, Havannah), or mcts[:model=DIR][,sims=N]
+    /// [,level=L][,cpuct=C][,fpu=F][,lcb=0|1][,temp=T][,noise=P] (the
+    /// network's search; the game's shipped model without model=).
     #[arg(long)]
     pub a: String,
     /// Player B, in the same form.
@@ -137,12 +146,13 @@ pub struct ArenaArgs {
     #[arg(long)]
     pub json: bool,
     /// The game.
-    #[arg(long, default_value = "heraldis")]
+    #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
-    /// Heraldis layout: as for other commands, or `random` for a different
-    /// random layout in each opening (drawn from --seed).
-    #[arg(long)]
-    pub layout: Option<String>,
+    /// The game's rules parameters as for other commands, or `random` for a
+    /// different random board in each opening (drawn from --seed; Heraldis
+    /// layouts).
+    #[arg(long, visible_alias = "layout")]
+    pub rules: Option<String>,
     /// Write every game (rules, players' colours, moves, result) to this
     /// file, one JSON object per line.
     #[arg(long, value_name = "FILE")]
@@ -155,8 +165,8 @@ pub struct GtpArgs {
     #[arg(long = "sims", default_value_t = 2000, allow_negative_numbers = true)]
     pub simulations: u32,
     /// A checkpoint directory whose network guides the search (default: the
-    /// shipped checkpoints/heraldis when it is there); `rollouts` searches
-    /// with random rollouts instead.
+    /// game's shipped model, inside the program); `rollouts` searches with
+    /// random rollouts instead.
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     #[command(flatten)]
@@ -167,7 +177,8 @@ pub struct GtpArgs {
 pub struct AdviseArgs {
     #[command(flatten)]
     pub position: PositionArgs,
-    /// The checkpoint directory (default: the shipped checkpoints/heraldis).
+    /// A checkpoint directory (default: the game's shipped model, inside
+    /// the program).
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     /// Playing level, 1 (gentlest) to 10 (full strength, the default).
@@ -191,7 +202,8 @@ pub struct AdviseArgs {
 pub struct WinprobArgs {
     #[command(flatten)]
     pub position: PositionArgs,
-    /// The checkpoint directory (default: the shipped checkpoints/heraldis).
+    /// A checkpoint directory (default: the game's shipped model, inside
+    /// the program).
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     /// Print one JSON object.
@@ -201,7 +213,9 @@ pub struct WinprobArgs {
 
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
-    /// The checkpoint directory (default: the shipped checkpoints/heraldis).
+    /// The checkpoint directory whose calibration is fitted and stored
+    /// (default: the game's shipped model, inside the program, which can
+    /// only be measured: with --dry-run and --report).
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     /// Engine games to play; half fit the calibration, half measure it.
@@ -241,11 +255,11 @@ pub struct CalibrateArgs {
     #[arg(long, requires = "games_in")]
     pub held_out: Vec<std::path::PathBuf>,
     /// The game.
-    #[arg(long, default_value = "heraldis")]
+    #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
-    /// Heraldis board layout (default: the default layout).
-    #[arg(long)]
-    pub layout: Option<String>,
+    /// The game's rules parameters (default: the game's default rules).
+    #[arg(long, visible_alias = "layout", long_help = rules_help())]
+    pub rules: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -257,11 +271,12 @@ pub struct ExportArgs {
     #[arg(long)]
     pub out: std::path::PathBuf,
     /// The game.
-    #[arg(long, default_value = "heraldis")]
+    #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
-    /// The Heraldis layout the app plays on (default: the default layout).
-    #[arg(long)]
-    pub layout: Option<String>,
+    /// The rules parameters the app plays under (default: the game's
+    /// default rules).
+    #[arg(long, visible_alias = "layout", long_help = rules_help())]
+    pub rules: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -297,6 +312,9 @@ pub enum BenchCommand {
 
 #[derive(Debug, Args)]
 pub struct BenchTrainArgs {
+    /// The game whose network is timed (its default rules).
+    #[arg(long, default_value = DEFAULT_GAME)]
+    pub game: String,
     /// Backends to time, separated by commas: flex, ndarray, tch (tch needs
     /// a build with the tch feature; otherwise it is reported unavailable).
     #[arg(long, default_value = "flex,tch")]
@@ -323,16 +341,26 @@ pub struct BenchTrainArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchWinprobArgs {
-    /// The checkpoint directory (default: the shipped checkpoints/heraldis).
+    /// A checkpoint directory (default: the game's shipped model, inside
+    /// the program).
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     /// Positions measured (random positions of up to 12 plies).
     #[arg(long, default_value_t = 500, allow_negative_numbers = true)]
     pub positions: usize,
+    /// The game.
+    #[arg(long, default_value = DEFAULT_GAME)]
+    pub game: String,
+    /// The game's rules parameters (default: the game's default rules).
+    #[arg(long, visible_alias = "layout", long_help = rules_help())]
+    pub rules: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct BenchNnArgs {
+    /// The game whose network is timed (its default rules).
+    #[arg(long, default_value = DEFAULT_GAME)]
+    pub game: String,
     /// A checkpoint directory (default: a freshly initialised network of
     /// the default shape, or of --channels and --blocks).
     #[arg(long)]
@@ -465,7 +493,7 @@ mod tests {
         let Command::Show(args) = cli.command else {
             panic!("expected show");
         };
-        assert_eq!(args.layout.as_deref(), Some("random:5"));
+        assert_eq!(args.rules.as_deref(), Some("random:5"));
         assert_eq!(args.position.as_deref(), Some("5/5/5/5/5 l - 0"));
     }
 

@@ -1,11 +1,11 @@
 //! `grandmaitre`: the command-line interface of the Grand Maître engine.
 
-mod advice;
 mod cli;
 mod commands;
 mod openspiel;
 mod players;
 mod plot;
+mod registry;
 
 use std::process::ExitCode;
 

@@ -1,17 +1,82 @@
-//! Player specifications on the command line: `random`,
+//! Player specifications on the command line (`random`,
 //! `rollout:sims=2000`, `alphabeta:depth=4`, `uniform:sims=800`,
-//! `mcts:model=checkpoints/heraldis,sims=800`.
+//! `openspiel:sims=1000`, `mcts:sims=800`, `mcts:model=DIR,level=5`), and
+//! the models that guide searches: the game's shipped one, compiled into
+//! the program, or a checkpoint directory.
 
 use anyhow::{Context, Result, bail};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use burn::tensor::Device;
-use grandmaitre_engine::agent::{Agent, MctsAgent, NoisyAgent, RandomAgent};
+use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent};
+use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{MoveChoice, RolloutEvaluator, SearchConfig, UniformEvaluator};
 use grandmaitre_model::{Calibration, Checkpoint, InferenceNetwork, NetworkEvaluator};
 
-use crate::commands::CliGame;
+use crate::registry::Registered;
+
+/// Which network guides a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelChoice {
+    /// The game's shipped model, compiled into the program.
+    Shipped,
+    /// A checkpoint directory.
+    Directory(PathBuf),
+    /// No network: random rollouts (only where a command offers it).
+    Rollouts,
+}
+
+/// A network ready to search with, and the calibration of its bar.
+pub struct LoadedModel {
+    /// The network, as an evaluator.
+    pub evaluator: NetworkEvaluator,
+    /// The calibration of the bar, if the checkpoint has one.
+    pub calibration: Option<Calibration>,
+}
+
+impl ModelChoice {
+    /// `--model`: absent for the shipped model, `rollouts`, or a directory.
+    pub fn from_arg(path: Option<&Path>) -> ModelChoice {
+        match path {
+            None => ModelChoice::Shipped,
+            Some(path) if path.as_os_str() == "rollouts" => ModelChoice::Rollouts,
+            Some(path) => ModelChoice::Directory(path.to_path_buf()),
+        }
+    }
+
+    /// The network for game `G`: a one-line error when there is none (no
+    /// shipped model, a missing or foreign checkpoint, rollouts asked of a
+    /// command that needs a network).
+    pub fn load<G: Registered>(&self, game: &G) -> Result<LoadedModel> {
+        let device = Device::flex();
+        let checkpoint = match self {
+            ModelChoice::Shipped => {
+                let shipped = G::SHIPPED.with_context(|| {
+                    format!("{} has no shipped model: pass --model DIR", G::NAME)
+                })?;
+                Checkpoint::from_bytes(
+                    &format!("the shipped {} model", G::NAME),
+                    shipped.metadata,
+                    shipped.weights,
+                    game.spec(),
+                    &device,
+                )?
+            }
+            ModelChoice::Directory(path) => Checkpoint::load(path, game.spec(), &device)?,
+            ModelChoice::Rollouts => {
+                bail!(
+                    "--model rollouts: this needs a network (a checkpoint directory, or no --model for the shipped one)"
+                )
+            }
+        };
+        let network = InferenceNetwork::new(&checkpoint.network, &checkpoint.metadata.network);
+        Ok(LoadedModel {
+            evaluator: NetworkEvaluator::new(network),
+            calibration: checkpoint.metadata.calibration,
+        })
+    }
+}
 
 /// A validated player specification.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,8 +109,8 @@ pub enum PlayerSpec {
     },
     /// MCTS guided by a trained network.
     Model {
-        /// The checkpoint directory.
-        path: PathBuf,
+        /// The network: the game's shipped model unless `model=DIR`.
+        model: ModelChoice,
         /// Simulations per move.
         simulations: u32,
         /// Search settings beyond the defaults.
@@ -164,16 +229,20 @@ impl PlayerSpec {
             "mcts" => {
                 let level = match pairs.iter().find(|(k, _)| *k == "level") {
                     Some(_) => Some(
-                        crate::advice::Level::get(number("level", 10)?)
+                        Level::get(number("level", 10)?)
                             .map_err(|e| anyhow::anyhow!("invalid player '{text}': {e}"))?,
                     ),
                     None => None,
                 };
+                let model = match pairs.iter().find(|(k, _)| *k == "model") {
+                    None => ModelChoice::Shipped,
+                    Some((_, "rollouts")) => {
+                        bail!("invalid player '{text}': for random rollouts use the rollout player")
+                    }
+                    Some((_, path)) => ModelChoice::Directory(PathBuf::from(path)),
+                };
                 let mut spec = PlayerSpec::Model {
-                    path: pairs.iter().find(|(k, _)| *k == "model").map_or_else(
-                        || PathBuf::from("checkpoints/heraldis"),
-                        |(_, v)| PathBuf::from(v),
-                    ),
+                    model,
                     simulations: number("sims", level.map_or(800, |l| l.simulations))?,
                     tuning: SearchTuning {
                         c_puct: real("cpuct")?,
@@ -193,7 +262,10 @@ impl PlayerSpec {
                     // The most visited move by lower confidence bound unless
                     // a temperature samples among moves (or `lcb=0`).
                     tuning.lcb = match real("lcb")? {
-                        None => tuning.temperature == 0.0,
+                        None => {
+                            MoveChoice::for_temperature(tuning.temperature)
+                                == MoveChoice::LowerConfidenceBound
+                        }
                         Some(0.0) => false,
                         Some(1.0) if tuning.temperature == 0.0 => true,
                         Some(1.0) => {
@@ -211,9 +283,9 @@ impl PlayerSpec {
     }
 
     /// Loads what the player needs (its network) for game `G`.
-    pub fn prepare<G: CliGame>(self, game: &G) -> Result<PreparedPlayer> {
+    pub fn prepare<G: Registered>(self, game: &G) -> Result<PreparedPlayer> {
         let evaluator = match &self {
-            PlayerSpec::Model { path, .. } => Some(Arc::new(load_evaluator(path, game.spec())?)),
+            PlayerSpec::Model { model, .. } => Some(Arc::new(model.load(game)?.evaluator)),
             PlayerSpec::OpenSpiel { .. } => {
                 if game.openspiel_game().is_none() {
                     bail!("the openspiel player does not play {}", G::NAME);
@@ -234,51 +306,9 @@ impl PlayerSpec {
     }
 }
 
-/// The shipped checkpoint of game `G` (`checkpoints/<game>` from the
-/// current directory), if it is there.
-pub fn shipped_model<G: CliGame>() -> Option<PathBuf> {
-    let path = PathBuf::from("checkpoints").join(G::NAME);
-    path.join("checkpoint.json").is_file().then_some(path)
-}
-
-/// The network of checkpoint `path`, folded for inference, as an evaluator.
-pub fn load_evaluator(
-    path: &std::path::Path,
-    spec: &grandmaitre_engine::GameSpec,
-) -> Result<NetworkEvaluator> {
-    Ok(load_model(path, spec)?.0)
-}
-
-/// The network of checkpoint `path` as an evaluator, with the calibration
-/// of its displayed win/draw/loss, if it has one.
-pub fn load_model(
-    path: &std::path::Path,
-    spec: &grandmaitre_engine::GameSpec,
-) -> Result<(NetworkEvaluator, Option<Calibration>)> {
-    let checkpoint = Checkpoint::load(path, spec, &Device::flex())?;
-    let network = InferenceNetwork::new(&checkpoint.network, &checkpoint.metadata.network);
-    Ok((
-        NetworkEvaluator::new(network),
-        checkpoint.metadata.calibration,
-    ))
-}
-
-/// `path`, or the shipped checkpoint of game `G`, or a one-line error.
-pub fn model_or_shipped<G: CliGame>(path: Option<&std::path::Path>) -> Result<PathBuf> {
-    match path {
-        Some(path) => Ok(path.to_path_buf()),
-        None => shipped_model::<G>().with_context(|| {
-            format!(
-                "no model: pass --model DIR (the shipped checkpoints/{} is not here)",
-                G::NAME
-            )
-        }),
-    }
-}
-
 impl PreparedPlayer {
     /// Builds an agent for game `G`, seeded by `seed`.
-    pub fn build<G: CliGame>(&self, game: &G, seed: u64) -> Result<Box<dyn Agent<G>>> {
+    pub fn build<G: Registered>(&self, game: &G, seed: u64) -> Result<Box<dyn Agent<G>>> {
         let config = |simulations: u32| SearchConfig {
             simulations,
             leaves_per_batch: 1,
@@ -292,20 +322,18 @@ impl PreparedPlayer {
                 ..
             } => {
                 let evaluator = self.evaluator.clone().context("network loaded")?;
-                let search: Box<dyn Agent<G>> = Box::new(MctsAgent::new(
-                    tuning.apply(SearchConfig {
-                        simulations,
-                        ..SearchConfig::default()
-                    }),
-                    evaluator,
-                    tuning.choice(),
-                    seed,
-                ));
-                if tuning.noise > 0.0 {
-                    Box::new(NoisyAgent::new(search, tuning.noise, seed))
-                } else {
-                    search
-                }
+                Box::new(
+                    MctsAgent::new(
+                        tuning.apply(SearchConfig {
+                            simulations,
+                            ..SearchConfig::default()
+                        }),
+                        evaluator,
+                        tuning.choice(),
+                        seed,
+                    )
+                    .with_noise(tuning.noise),
+                )
             }
             PlayerSpec::Random => Box::new(RandomAgent::new(seed)),
             PlayerSpec::OpenSpiel {

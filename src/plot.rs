@@ -34,16 +34,8 @@ fn plot_error<E: std::fmt::Debug>(error: E) -> anyhow::Error {
 /// Renders into `path` through a temporary file renamed into place.
 fn render(path: &Path, draw: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     register();
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp.png");
-    let staging = path.with_file_name(name);
-    let result = draw(&staging).and_then(|()| {
-        std::fs::rename(&staging, path).with_context(|| format!("writing {}", path.display()))
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&staging);
-    }
-    result
+    grandmaitre_engine::files::write_with(path, ".tmp.png", draw)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// One line of points with 95 % intervals.

@@ -252,7 +252,7 @@ fn gtp_switches_games_within_one_session() {
     );
     assert_eq!(
         answers[3],
-        "? unknown game 'chess': expected heraldis or havannah"
+        "? unknown game 'chess': expected heraldis, havannah"
     );
     assert_eq!(answers[4], "=");
     assert_eq!(answers[5], "=");
@@ -260,5 +260,89 @@ fn gtp_switches_games_within_one_session() {
         answers[6].contains("position: 5/5/2L2/5/5 d - 1"),
         "{}",
         answers[6]
+    );
+}
+
+#[test]
+fn gtp_winprob_is_the_bar_of_winprob() {
+    // The shipped model, found inside the program: the engine protocol's
+    // bar is `winprob`'s, whatever the session's own search budget.
+    for moves in ["", "a1 e5 c3"] {
+        let mut args = vec!["winprob", "--json"];
+        if !moves.is_empty() {
+            args.extend(["--moves", moves]);
+        }
+        let bar = json_of(&args);
+        let mut commands = String::new();
+        for (index, text) in moves.split_whitespace().enumerate() {
+            let colour = if index % 2 == 0 { "light" } else { "dark" };
+            commands += &format!("play {colour} {text}\n");
+        }
+        commands += "gm-level 10\ngm-winprob\n";
+        let output = grandmaitre()
+            .args(["gtp", "--sims", "3200"])
+            .write_stdin(commands)
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{output:?}");
+        let text = String::from_utf8(output.stdout).expect("utf-8");
+        let last = text.trim_end().split("\n\n").last().expect("an answer");
+        let expected = format!(
+            "= {:.4} {:.4} {:.4}",
+            bar["light"].as_f64().expect("light"),
+            bar["draw"].as_f64().expect("draw"),
+            bar["dark"].as_f64().expect("dark")
+        );
+        assert_eq!(last, expected, "after '{moves}'");
+    }
+}
+
+#[test]
+fn a_network_player_loads_the_model_of_its_own_game() {
+    // Without model=, Havannah's network player is Havannah's shipped
+    // model; another game's checkpoint is refused in one line.
+    let report = json_of(&[
+        "arena",
+        "--game",
+        "havannah",
+        "--a",
+        "mcts:sims=4",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--openings",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(report["games"], 2);
+    let heraldis = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/heraldis");
+    let output = grandmaitre()
+        .args([
+            "arena", "--game", "havannah", "--b", "random", "--games", "2",
+        ])
+        .args(["--a", &format!("mcts:model={heraldis}")])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("it is a heraldis model, not a havannah one"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_shipped_model_is_measured_but_never_rewritten() {
+    let output = grandmaitre()
+        .args(["calibrate", "--games", "4"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        stderr.contains("the shipped model is inside the program"),
+        "{stderr}"
     );
 }

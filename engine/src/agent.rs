@@ -47,56 +47,11 @@ impl<G: Game> Agent<G> for RandomAgent {
     }
 }
 
-/// Another agent that, with a fixed probability, plays a uniformly random
-/// legal move instead: the blunders of a gentle playing level.
-pub struct NoisyAgent<G: Game> {
-    inner: Box<dyn Agent<G>>,
-    probability: f64,
-    random: RandomAgent,
-    rng: SmallRng,
-}
-
-impl<G: Game> std::fmt::Debug for NoisyAgent<G> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NoisyAgent")
-            .field("probability", &self.probability)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<G: Game> NoisyAgent<G> {
-    /// `inner`, replaced by a random move with `probability` (0 to 1).
-    pub fn new(inner: Box<dyn Agent<G>>, probability: f64, seed: u64) -> NoisyAgent<G> {
-        NoisyAgent {
-            inner,
-            probability: probability.clamp(0.0, 1.0),
-            random: RandomAgent::new(seed ^ 0x00B1_ADE5),
-            rng: SmallRng::seed_from_u64(seed),
-        }
-    }
-}
-
-impl<G: Game> Agent<G> for NoisyAgent<G> {
-    fn select(&mut self, game: &G, state: &G::State) -> Action {
-        if self.rng.random_bool(self.probability) {
-            self.random.select(game, state)
-        } else {
-            self.inner.select(game, state)
-        }
-    }
-
-    fn observe(&mut self, game: &G, state: &G::State, action: Action) {
-        self.inner.observe(game, state, action);
-    }
-
-    fn last_result(&self) -> Option<&SearchResult> {
-        self.inner.last_result()
-    }
-}
-
 /// A Monte-Carlo tree search with some evaluator (random rollouts, the
 /// uniform policy or a network), keeping its tree between moves when the
-/// configuration asks for it.
+/// configuration asks for it; with a noise probability, it plays a
+/// uniformly random legal move instead of the search's that often (the
+/// blunders of a gentle playing level).
 #[derive(Debug)]
 pub struct MctsAgent<G: Game, E> {
     config: SearchConfig,
@@ -105,6 +60,9 @@ pub struct MctsAgent<G: Game, E> {
     seed: u64,
     search: Option<Search<G>>,
     last: Option<SearchResult>,
+    noise: f64,
+    random: RandomAgent,
+    rng: SmallRng,
 }
 
 impl<G: Game, E: Evaluator<G> + Send> MctsAgent<G, E> {
@@ -118,7 +76,22 @@ impl<G: Game, E: Evaluator<G> + Send> MctsAgent<G, E> {
             seed,
             search: None,
             last: None,
+            noise: 0.0,
+            random: RandomAgent::new(seed ^ 0x00B1_ADE5),
+            rng: SmallRng::seed_from_u64(seed),
         }
+    }
+
+    /// The same agent, playing a random legal move instead of the search's
+    /// with probability `noise` (0 to 1).
+    pub fn with_noise(mut self, noise: f64) -> Self {
+        self.set_noise(noise);
+        self
+    }
+
+    /// Changes the probability of a random move from the next move on.
+    pub fn set_noise(&mut self, noise: f64) {
+        self.noise = noise.clamp(0.0, 1.0);
     }
 
     /// The settings.
@@ -182,10 +155,18 @@ impl<G: Game, E: Evaluator<G> + Send> MctsAgent<G, E> {
 }
 
 impl<G: Game, E: Evaluator<G> + Send> Agent<G> for MctsAgent<G, E> {
+    /// Searches, then chooses among the searched moves; a random move
+    /// comes instead with the noise probability (the search still runs, so
+    /// that its result can be shown beside the move).
     fn select(&mut self, game: &G, state: &G::State) -> Action {
         self.analyse(game, state);
         let choice = self.choice;
-        self.search.as_mut().expect("analysed").choose_move(choice)
+        let chosen = self.search.as_mut().expect("analysed").choose_move(choice);
+        if self.noise > 0.0 && self.rng.random_bool(self.noise) {
+            self.random.select(game, state)
+        } else {
+            chosen
+        }
     }
 
     fn observe(&mut self, _game: &G, state: &G::State, action: Action) {
@@ -207,27 +188,28 @@ impl<G: Game, E: Evaluator<G> + Send> Agent<G> for MctsAgent<G, E> {
 mod tests {
     use super::*;
     use crate::heraldis::Heraldis;
-
-    /// Always plays the first legal move.
-    struct First;
-
-    impl<G: Game> Agent<G> for First {
-        fn select(&mut self, game: &G, state: &G::State) -> Action {
-            let mut actions = Vec::new();
-            game.legal_actions(state, &mut actions);
-            actions[0]
-        }
-    }
+    use crate::search::UniformEvaluator;
 
     fn moves_played(probability: f64) -> std::collections::HashSet<Action> {
         let game = Heraldis::default();
         let state = game.initial_state();
-        let mut agent = NoisyAgent::<Heraldis>::new(Box::new(First), probability, 3);
+        let config = SearchConfig {
+            simulations: 2,
+            reuse_tree: false,
+            ..SearchConfig::default()
+        };
+        let mut agent = MctsAgent::new(
+            config,
+            UniformEvaluator,
+            MoveChoice::LowerConfidenceBound,
+            3,
+        )
+        .with_noise(probability);
         (0..300).map(|_| agent.select(&game, &state)).collect()
     }
 
     #[test]
-    fn without_noise_the_inner_agent_plays_and_with_full_noise_every_move_appears() {
+    fn without_noise_the_search_plays_and_with_full_noise_every_move_appears() {
         assert_eq!(moves_played(0.0).len(), 1);
         // 15 Alliance cells are legal on the first move.
         assert_eq!(moves_played(1.0).len(), 15);

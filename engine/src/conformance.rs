@@ -35,7 +35,9 @@ pub struct ConformanceReport {
 ///   round-trip;
 /// - the encoding has the declared size and is finite;
 /// - each symmetry maps the legal actions onto the transformed position's
-///   legal actions, and composed with its inverse is the identity.
+///   legal actions, the encoding onto the transformed position's encoding
+///   (every plane's cells moved by [`Game::transform_cell`]), keeps the
+///   result, and composed with its inverse is the identity.
 pub fn check_random_games<G: Game>(game: &G, games: usize, seed: u64) -> ConformanceReport {
     let spec = game.spec();
     let mut rng = StdRng::seed_from_u64(seed);
@@ -62,7 +64,7 @@ pub fn check_random_games<G: Game>(game: &G, games: usize, seed: u64) -> Conform
                 planes.iter().all(|v| v.is_finite()),
                 "{text}: encoding has a non-finite value"
             );
-            check_symmetries(game, &symmetric_games, &state, &actions, &text);
+            check_symmetries(game, &symmetric_games, &state, &actions, &planes, &text);
             assert_eq!(game.ply(&state), length, "{text}: ply count");
 
             if game.outcome(&state).is_some() {
@@ -169,8 +171,12 @@ fn check_symmetries<G: Game>(
     symmetric_games: &[G],
     state: &G::State,
     actions: &[Action],
+    planes: &[f32],
     text: &str,
 ) {
+    let [plane_count, height, width] = game.spec().observation_shape;
+    let area = height * width;
+    let mut mapped_planes = vec![0.0f32; planes.len()];
     let mut mapped_actions = Vec::new();
     for (index, symmetric_game) in symmetric_games.iter().enumerate() {
         let symmetry = Symmetry(index as u8);
@@ -200,5 +206,16 @@ fn check_symmetries<G: Game>(
             game.outcome(state),
             "{text}: outcome under symmetry {index}"
         );
+        symmetric_game.encode(&mapped, &mut mapped_planes);
+        for cell in 0..area {
+            let to = game.transform_cell(cell, symmetry);
+            for plane in 0..plane_count {
+                assert_eq!(
+                    planes[plane * area + cell],
+                    mapped_planes[plane * area + to],
+                    "{text}: plane {plane}, cell {cell} under symmetry {index}"
+                );
+            }
+        }
     }
 }

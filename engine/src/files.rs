@@ -8,26 +8,38 @@ use std::path::{Path, PathBuf};
 /// disk, then renamed over `path`): after a crash the file holds either its
 /// old contents or the new ones.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let staging = staging_path(path);
-    let result = (|| {
-        let mut file = fs::File::create(&staging)?;
+    write_with(path, ".tmp", |staging| {
+        let mut file = fs::File::create(staging)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&staging, path)
-    })();
+        file.sync_all()
+    })
+}
+
+/// Has `write` create the file's new contents at a staging path beside
+/// `path` (`path` with `suffix` appended to its name: a writer that picks
+/// its format from the extension gets one), then renames it over `path`;
+/// the staging file is removed if anything fails. The one way this
+/// program replaces a file.
+pub fn write_with<E: From<io::Error>>(
+    path: &Path,
+    suffix: &str,
+    write: impl FnOnce(&Path) -> Result<(), E>,
+) -> Result<(), E> {
+    let staging = staging_path(path, suffix);
+    let result = write(&staging).and_then(|()| Ok(fs::rename(&staging, path)?));
     if result.is_err() {
         let _ = fs::remove_file(&staging);
     }
     result
 }
 
-/// `path` with `.tmp` appended to its file name.
-fn staging_path(path: &Path) -> PathBuf {
+/// `path` with `suffix` appended to its file name.
+fn staging_path(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_default();
-    name.push(".tmp");
+    name.push(suffix);
     path.with_file_name(name)
 }
 

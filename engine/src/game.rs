@@ -122,6 +122,11 @@ pub struct Symmetry(pub u8);
 
 /// A two-player, alternating, perfect-information game.
 ///
+/// A game must give its rules (the moves, their effect, the end), its
+/// notation and its encoding; the rest has defaults: no symmetries but the
+/// identity, no parameters, a plain text drawing, players named "first" and
+/// "second".
+///
 /// Implementations must keep these facts, which the generic conformance check
 /// (`crate::conformance`) verifies on random games:
 /// - [`legal_actions`](Game::legal_actions) is sorted, without duplicates, in
@@ -130,8 +135,23 @@ pub struct Symmetry(pub u8);
 /// - [`format_state`](Game::format_state) and
 ///   [`parse_state`](Game::parse_state) round-trip, and so do
 ///   [`format_action`](Game::format_action) and
-///   [`parse_action`](Game::parse_action).
-pub trait Game: Clone + Debug + Send + Sync {
+///   [`parse_action`](Game::parse_action);
+/// - each symmetry maps legal moves onto legal moves and encodings onto
+///   encodings.
+///
+/// # Chance and hidden information
+///
+/// Nothing here draws dice or hides a card. A game with chance (a card game
+/// such as Holmes, whose deals are random) would get chance nodes: a state
+/// whose "player" is chance, with a method listing the outcomes and their
+/// probabilities, which the search samples or averages over instead of
+/// choosing (as OpenSpiel's `ChanceOutcomes`). Hidden information would add
+/// a per-player view of the state: [`encode`](Game::encode) and the
+/// notation would take the observing player, and the search would run on
+/// states sampled consistently with that view (determinisation, or
+/// information-set search). Both are additions to this trait with defaults
+/// for the games without them; neither exists yet.
+pub trait Game: Clone + Debug + Default + Send + Sync {
     /// A position. Small and cheap to clone: search trees store many.
     type State: Clone + Debug + PartialEq + Eq + Hash + Send + Sync;
 
@@ -192,18 +212,36 @@ pub trait Game: Clone + Debug + Send + Sync {
     fn encode(&self, state: &Self::State, planes: &mut [f32]);
 
     /// The game seen through `symmetry`: the same rules with their
-    /// board-dependent parameters (such as a layout) transformed.
-    fn transformed(&self, symmetry: Symmetry) -> Self;
+    /// board-dependent parameters (such as a layout) transformed. By
+    /// default the game has only the identity (`symmetry_count` 1).
+    fn transformed(&self, _symmetry: Symmetry) -> Self {
+        self.clone()
+    }
 
     /// `state` seen through `symmetry`; it is a position of
     /// `self.transformed(symmetry)`.
-    fn transform_state(&self, state: &Self::State, symmetry: Symmetry) -> Self::State;
+    fn transform_state(&self, state: &Self::State, _symmetry: Symmetry) -> Self::State {
+        state.clone()
+    }
 
     /// `action` seen through `symmetry`.
-    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action;
+    fn transform_action(&self, action: Action, _symmetry: Symmetry) -> Action {
+        action
+    }
 
     /// The symmetry that undoes `symmetry`.
-    fn inverse_symmetry(&self, symmetry: Symmetry) -> Symmetry;
+    fn inverse_symmetry(&self, symmetry: Symmetry) -> Symmetry {
+        symmetry
+    }
+
+    /// The offset within a plane of the encoding where the cell at offset
+    /// `cell` goes under `symmetry`. By default the action of that index
+    /// moved by the symmetry, for games whose first actions are their cells
+    /// in plane order (Heraldis, Havannah); a game whose actions are not
+    /// cells gives its own.
+    fn transform_cell(&self, cell: usize, symmetry: Symmetry) -> usize {
+        self.transform_action(Action(cell as u16), symmetry).index()
+    }
 
     /// Reads a position in the game's notation.
     fn parse_state(&self, text: &str) -> Result<Self::State, ParseError>;
@@ -219,18 +257,63 @@ pub trait Game: Clone + Debug + Send + Sync {
 
     /// The game's parameters as text (for Heraldis the layout and the ply
     /// limit), so that records of games on varied boards can name their
-    /// rules.
-    fn parameters(&self) -> String;
+    /// rules. Empty for a game without parameters.
+    fn parameters(&self) -> String {
+        String::new()
+    }
 
     /// The game with the parameters `text` (as [`Game::parameters`] writes
-    /// them).
+    /// them). By default only the empty text, the default game.
     fn with_parameters(text: &str) -> Result<Self, ParseError>
     where
-        Self: Sized;
+        Self: Sized,
+    {
+        if text.trim().is_empty() {
+            Ok(Self::default())
+        } else {
+            Err(ParseError::new(
+                "game parameters",
+                text,
+                "this game has no parameters",
+            ))
+        }
+    }
 
     /// The position drawn as text for people: the board, whose turn it is,
-    /// the game's particulars and the legal moves.
-    fn render(&self, state: &Self::State) -> String;
+    /// the game's particulars and the legal moves. By default the
+    /// position's notation, the side to move and the legal moves.
+    fn render(&self, state: &Self::State) -> String {
+        let mut actions = Vec::new();
+        self.legal_actions(state, &mut actions);
+        let moves: Vec<String> = actions
+            .iter()
+            .map(|&action| self.format_action(state, action))
+            .collect();
+        format!(
+            "{}\n{} to move\nlegal moves: {}\n",
+            self.format_state(state),
+            self.player_name(self.current_player(state)),
+            moves.join(" ")
+        )
+    }
+
+    /// The name of `player` in this game, in lower case (a colour:
+    /// "light", "white"…), as the engine protocol and reports write it.
+    fn player_name(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "first",
+            Player::Second => "second",
+        }
+    }
+
+    /// The player a name stands for: the name [`Game::player_name`] gives
+    /// or its first letter, in any case.
+    fn player_named(&self, name: &str) -> Option<Player> {
+        [Player::First, Player::Second].into_iter().find(|&player| {
+            let own = self.player_name(player);
+            name.eq_ignore_ascii_case(own) || name.eq_ignore_ascii_case(&own[..1])
+        })
+    }
 
     /// Counts the move sequences of length `depth` from `state` (a finished
     /// game has no moves). Games may override it with a faster count.

@@ -1,17 +1,20 @@
 //! Game rules and search for Grand Maître.
 //!
 //! This crate has no neural-network dependency: it builds and tests in
-//! seconds. [`game`] defines the interface every game implements;
-//! [`heraldis`] is the flagship game; [`conformance`] is the check every game
-//! passes.
+//! seconds. [`game`] defines the interface every game implements; the games
+//! stand side by side in [`games`] (Heraldis, the flagship, and Havannah);
+//! [`conformance`] is the check every game passes; [`levels`] are the
+//! playing strengths every game is offered at.
 
 pub mod agent;
 pub mod arena;
 pub mod conformance;
 pub mod files;
 pub mod game;
-pub mod havannah;
-pub mod heraldis;
+pub mod games;
+pub mod levels;
 pub mod search;
+
+pub use games::{havannah, heraldis};
 
 pub use game::{Action, Game, GameSpec, IllegalAction, Outcome, ParseError, Player, Symmetry};

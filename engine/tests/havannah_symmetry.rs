@@ -106,29 +106,6 @@ proptest! {
             }
         }
     }
-
-    #[test]
-    fn encodings_of_symmetric_positions_are_the_same_planes_moved(
-        seed in any::<u64>(),
-        plies in 0usize..170,
-    ) {
-        let (game, state) = random_position(seed, plies);
-        let spec = game.spec();
-        let area = spec.observation_shape[1] * spec.observation_shape[2];
-        let len = spec.observation_len();
-        let (mut planes, mut mapped_planes) = (vec![0.0; len], vec![0.0; len]);
-        game.encode(&state, &mut planes);
-        for index in 0..12 {
-            let symmetry = Symmetry(index);
-            game.encode(&game.transform_state(&state, symmetry), &mut mapped_planes);
-            for plane in 0..spec.observation_shape[0] {
-                for cell in 0..area {
-                    let to = game.transform_action(Action(cell as u16), symmetry).index();
-                    prop_assert_eq!(planes[plane * area + cell], mapped_planes[plane * area + to]);
-                }
-            }
-        }
-    }
 }
 
 #[test]

@@ -201,3 +201,47 @@ mod alphabeta {
         assert!(["d2", "c4"].contains(&name.as_str()), "{name}");
     }
 }
+
+/// A policy that prefers one cell above all others, with an even value.
+struct Prefers(u16);
+
+impl grandmaitre_engine::search::Evaluator<Heraldis> for Prefers {
+    fn evaluate(
+        &self,
+        requests: &[grandmaitre_engine::search::EvaluationRequest<'_, Heraldis>],
+        output: &mut grandmaitre_engine::search::Evaluations,
+    ) {
+        let count = Heraldis::default().spec().action_count;
+        output.reset(count);
+        for _ in requests {
+            let start = output.policy_logits.len();
+            output.policy_logits.resize(start + count, 0.0);
+            output.policy_logits[start + usize::from(self.0)] = 5.0;
+            output.wdl.push([1.0 / 3.0; 3]);
+        }
+    }
+}
+
+#[test]
+fn one_simulation_plays_the_move_the_policy_prefers() {
+    // One simulation expands the root and visits no move: the choice is
+    // the prior's, whichever way moves are chosen. Cells d2 (8) and c3
+    // (12) are legal Alliance cells of the first move, neither the first
+    // nor the last in action order.
+    let game = Heraldis::default();
+    for (cell, name) in [(8, "d2"), (12, "c3")] {
+        for choice in [
+            MoveChoice::LowerConfidenceBound,
+            MoveChoice::Visits { temperature: 0.0 },
+        ] {
+            let mut search = Search::new(game.clone(), game.initial_state(), config(1), 3);
+            search.run(&Prefers(cell));
+            let action = search.choose_move(choice);
+            assert_eq!(
+                game.format_action(search.state(), action),
+                name,
+                "{choice:?}"
+            );
+        }
+    }
+}

@@ -94,29 +94,4 @@ proptest! {
             }
         }
     }
-
-    #[test]
-    fn encodings_of_symmetric_positions_are_the_same_planes_moved(
-        seed in any::<u64>(),
-        plies in 0usize..60,
-    ) {
-        let (game, state) = random_position(seed, plies);
-        let len = game.spec().observation_len();
-        let (mut planes, mut mapped_planes) = (vec![0.0; len], vec![0.0; len]);
-        game.encode(&state, &mut planes);
-        for index in 0..8 {
-            let symmetry = Symmetry(index);
-            let mapped_game = game.transformed(symmetry);
-            mapped_game.encode(&game.transform_state(&state, symmetry), &mut mapped_planes);
-            for plane in 0..len / 25 {
-                for cell in 0..25u16 {
-                    let to = game.transform_action(grandmaitre_engine::Action(cell), symmetry);
-                    prop_assert_eq!(
-                        planes[plane * 25 + usize::from(cell)],
-                        mapped_planes[plane * 25 + to.index()]
-                    );
-                }
-            }
-        }
-    }
 }

@@ -132,6 +132,34 @@ impl Checkpoint {
         device: &Device,
     ) -> Result<Checkpoint, CheckpointError> {
         let metadata = read_metadata(path)?;
+        let weights_path = path.join(WEIGHTS_FILE);
+        let bytes = fs::read(&weights_path).map_err(io_error(&weights_path))?;
+        Checkpoint::decode(path, metadata, bytes, spec, device)
+    }
+
+    /// A checkpoint from its two files' contents (a model compiled into
+    /// the program), checked as [`Checkpoint::load`] checks a directory;
+    /// `name` stands for the directory in messages.
+    pub fn from_bytes(
+        name: &str,
+        metadata_json: &str,
+        weights: &[u8],
+        spec: &GameSpec,
+        device: &Device,
+    ) -> Result<Checkpoint, CheckpointError> {
+        let path = Path::new(name);
+        let metadata = serde_json::from_str(metadata_json)
+            .map_err(|e| invalid(path, format!("bad {METADATA_FILE}: {e}")))?;
+        Checkpoint::decode(path, metadata, weights.to_vec(), spec, device)
+    }
+
+    fn decode(
+        path: &Path,
+        metadata: CheckpointMetadata,
+        bytes: Vec<u8>,
+        spec: &GameSpec,
+        device: &Device,
+    ) -> Result<Checkpoint, CheckpointError> {
         if metadata.format != FORMAT_VERSION {
             return Err(invalid(
                 path,
@@ -188,8 +216,6 @@ impl Checkpoint {
                 ),
             ));
         }
-        let weights_path = path.join(WEIGHTS_FILE);
-        let bytes = fs::read(&weights_path).map_err(io_error(&weights_path))?;
         if bytes.len() as u64 != metadata.weights_bytes {
             return Err(invalid(
                 path,

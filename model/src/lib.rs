@@ -1,7 +1,9 @@
 //! The Grand Maître's policy/value network on burn: the model, its fast CPU
-//! inference path for search, and checkpoints.
+//! inference path for search, checkpoints, and the calibrated
+//! win-probability bar.
 
 pub mod backend;
+pub mod bar;
 pub mod calibration;
 pub mod checkpoint;
 pub mod inference;

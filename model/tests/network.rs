@@ -44,10 +44,14 @@ fn randomise_norms(network: &mut Network, device: &Device) {
 
 /// Encoded planes of `count` positions from random games.
 fn random_planes(count: usize, seed: u64) -> Vec<f32> {
-    let game = Heraldis::default();
+    planes_of(&Heraldis::default(), count, seed)
+}
+
+/// Encoded planes of `count` positions from random games of `game`.
+fn planes_of<G: Game>(game: &G, count: usize, seed: u64) -> Vec<f32> {
     let len = game.spec().observation_len();
     let mut planes = vec![0.0; count * len];
-    let states = grandmaitre_engine::game::random_states(&game, count, 30, seed);
+    let states = grandmaitre_engine::game::random_states(game, count, 30, seed);
     for (state, slot) in states.iter().zip(planes.chunks_exact_mut(len)) {
         game.encode(state, slot);
     }
@@ -219,19 +223,20 @@ fn truncated_corrupt_and_foreign_checkpoints_are_refused() {
     assert!(load_error(&directory.path().join("missing")).contains("not a checkpoint directory"));
 }
 
-/// The exported ONNX file, run by an independent runtime (tract), gives
-/// burn's outputs.
-#[test]
-fn the_onnx_export_runs_in_tract_with_burns_outputs() {
+/// The exported ONNX file of a network for `game`, run by an independent
+/// runtime (tract), gives burn's outputs.
+fn onnx_runs_in_tract_with_burns_outputs<G: Game>(game: &G) {
     use tract_onnx::prelude::*;
     let device = Device::flex();
-    let config = small_config();
+    let config = NetworkConfig::for_game(game.spec())
+        .with_channels(16)
+        .with_blocks(2);
     let mut network = config.init(&device);
     randomise_norms(&mut network, &device);
     let folded = grandmaitre_model::FoldedWeights::new(&network);
     let bytes = grandmaitre_model::onnx::export(&folded, &config, &[]);
     let batch = 6;
-    let planes = random_planes(batch, 9);
+    let planes = planes_of(game, batch, 9);
     let (policy, wdl) = burn_forward(&network, &config, &planes, &device);
     let shape = [batch, config.input_planes, config.height, config.width];
     let model = tract_onnx::onnx()
@@ -255,11 +260,24 @@ fn the_onnx_export_runs_in_tract_with_burns_outputs() {
             .copied()
             .collect()
     };
+    assert_eq!(read(0).len(), batch * game.spec().action_count);
     assert!(max_difference(&policy, &read(0)) <= 1e-4, "policy logits");
     assert!(
         max_difference(&wdl, &read(1)) <= 1e-4,
         "win/draw/loss logits"
     );
+}
+
+#[test]
+fn the_onnx_export_runs_in_tract_with_burns_outputs() {
+    onnx_runs_in_tract_with_burns_outputs(&Heraldis::default());
+}
+
+#[test]
+fn a_havannah_export_runs_in_tract_with_burns_outputs() {
+    // 7 planes of 15 × 15 and 225 actions: another shape through the same
+    // graph.
+    onnx_runs_in_tract_with_burns_outputs(&grandmaitre_engine::havannah::Havannah::default());
 }
 
 /// The safetensors file holds every weight of the ONNX graph, by name.

@@ -175,15 +175,8 @@ fn write_with_suffix(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let name = format!("{nanos:024}-{suffix}");
-    let staging = directory.join(format!("{name}.tmp"));
     let path = directory.join(format!("{name}.{EXTENSION}"));
-    {
-        use std::io::Write;
-        let mut file = fs::File::create(&staging).map_err(io_error(&staging))?;
-        file.write_all(&encode(games)).map_err(io_error(&staging))?;
-        file.sync_all().map_err(io_error(&staging))?;
-    }
-    fs::rename(&staging, &path).map_err(io_error(&path))?;
+    grandmaitre_engine::files::write_atomically(&path, &encode(games)).map_err(io_error(&path))?;
     Ok(path)
 }
 

@@ -6,12 +6,14 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use grandmaitre_engine::{Game, Outcome};
+use grandmaitre_engine::levels::{self, ADVICE_LEVEL, Level, Setting};
+use grandmaitre_engine::{Game, Outcome, Player};
+use grandmaitre_model::bar::{self, BAR_SIMULATIONS};
 use serde_json::json;
 
-use super::{CliGame, GameTask};
-use crate::advice::{self, ADVICE_LEVEL, BAR_SIMULATIONS, Level, Setting};
-use crate::players::{load_model, model_or_shipped};
+use super::PositionTask;
+use crate::players::ModelChoice;
+use crate::registry::{self, GameTask, Registered};
 
 /// `advise`: the move, its line, the values, the alternatives.
 pub struct Advise {
@@ -46,12 +48,12 @@ fn outcome_name(outcome: Option<Outcome>) -> Option<&'static str> {
     })
 }
 
-impl GameTask for Advise {
-    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
+impl PositionTask for Advise {
+    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
         if let Some(outcome) = game.outcome(&state) {
             bail!(
                 "the game is over ({} to move: {})",
-                G::player_name(game.current_player(&state)),
+                game.player_name(game.current_player(&state)),
                 outcome_name(Some(outcome)).unwrap_or("over")
             );
         }
@@ -64,27 +66,26 @@ impl GameTask for Advise {
                 (level.setting(), Some(level.number))
             }
         };
-        let path = model_or_shipped::<G>(self.model.as_deref())?;
-        let (evaluator, calibration) = load_model(&path, game.spec())?;
-        let advice = advice::advise(
-            game,
-            &state,
-            &evaluator,
-            &setting,
-            calibration.as_ref(),
-            self.seed,
-        );
-        let side = G::player_name(advice.side);
-        let [light, draw, dark] = advice::for_first_player(advice.side, advice.wdl);
+        let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
+        let calibration = model.calibration.as_ref();
+        let advice = levels::advise(game, &state, &model.evaluator, &setting, self.seed);
+        let result = &advice.result;
+        let side = game.player_name(result.side);
+        let [first, second] = [Player::First, Player::Second].map(|p| game.player_name(p));
+        // The headline is the bar, as `winprob` shows it; the search's own
+        // value (another budget, never calibrated) comes beside it.
+        let shown = bar::bar(game, &state, &model.evaluator, calibration);
+        let searched_wdl = bar::for_first_player(result.side, bar::shown_wdl(result, None));
         let line = advice_line(game, &state, &advice.principal_variation);
         let total: u32 = advice.alternatives.iter().map(|c| c.visits).sum();
-        let shown = if self.alternatives == 0 {
+        let shown_rows = if self.alternatives == 0 {
             advice.alternatives.len()
         } else {
             self.alternatives.min(advice.alternatives.len())
         };
-        let alternatives = &advice.alternatives[..shown];
+        let alternatives = &advice.alternatives[..shown_rows];
         let share = |visits: u32| visits as f32 / total.max(1) as f32;
+        let simulations = setting.config.simulations;
         if self.json {
             let rows: Vec<_> = alternatives
                 .iter()
@@ -102,44 +103,61 @@ impl GameTask for Advise {
                     })
                 })
                 .collect();
-            let report = json!({
+            let mut report = json!({
                 "position": game.format_state(&state),
                 "side_to_move": side,
                 "move": game.format_action(&state, advice.action),
                 "principal_variation": line,
-                "light": light,
-                "draw": draw,
-                "dark": dark,
-                "proven": outcome_name(advice.proof),
+                "draw": shown[1],
+                "bar_simulations": BAR_SIMULATIONS,
+                "calibrated": calibration.is_some_and(|c| c.simulations == BAR_SIMULATIONS),
+                "search": {
+                    first: searched_wdl[0],
+                    "draw": searched_wdl[1],
+                    second: searched_wdl[2],
+                },
+                "proven": outcome_name(result.proof),
                 "level": level,
-                "simulations": advice.simulations,
-                "calibrated": calibration.is_some(),
+                "simulations": simulations,
                 "alternatives": rows,
             });
+            report[first] = json!(shown[0]);
+            report[second] = json!(shown[2]);
             println!("{report}");
             return Ok(());
         }
+        let [first_wins, draw_name, second_wins] = registry::outcome_names(game);
+        let three = |wdl: [f32; 3]| {
+            format!(
+                "{first_wins} {}, {draw_name} {}, {second_wins} {}",
+                percent(wdl[0]),
+                percent(wdl[1]),
+                percent(wdl[2])
+            )
+        };
         println!("position: {} ({side} to move)", game.format_state(&state));
         println!("move: {}", game.format_action(&state, advice.action));
         println!("line: {}", line.join(" "));
-        let setting = match level {
-            Some(level) => format!("level {level}, {} simulations", advice.simulations),
-            None => format!("{} simulations", advice.simulations),
-        };
-        let proven = match advice.proof {
-            Some(outcome) => format!(", proven {}", outcome_name(Some(outcome)).unwrap_or("")),
-            None => String::new(),
-        };
         println!(
-            "light wins {}, draw {}, dark wins {} ({setting}{}{proven})",
-            percent(light),
-            percent(draw),
-            percent(dark),
+            "bar: {} ({BAR_SIMULATIONS} simulations{})",
+            three(shown),
             if calibration.is_some() {
                 ", calibrated"
             } else {
                 ""
             }
+        );
+        let setting = match level {
+            Some(level) => format!("level {level}, {simulations} simulations"),
+            None => format!("{simulations} simulations"),
+        };
+        let proven = match result.proof {
+            Some(outcome) => format!(", proven {}", outcome_name(Some(outcome)).unwrap_or("")),
+            None => String::new(),
+        };
+        println!(
+            "search: {} ({setting}, uncalibrated{proven})",
+            three(searched_wdl)
         );
         println!("  move    visits   share     win    draw    loss   prior");
         for c in alternatives {
@@ -181,28 +199,30 @@ fn advice_line<G: Game>(
     moves
 }
 
-impl GameTask for Winprob {
-    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
-        let path = model_or_shipped::<G>(self.model.as_deref())?;
-        let (evaluator, calibration) = load_model(&path, game.spec())?;
-        let [light, draw, dark] = advice::bar(game, &state, &evaluator, calibration.as_ref());
+impl PositionTask for Winprob {
+    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+        let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
+        let calibration = model.calibration.as_ref();
+        let shown = bar::bar(game, &state, &model.evaluator, calibration);
         let finished = game.outcome(&state).is_some();
+        let [first, second] = [Player::First, Player::Second].map(|p| game.player_name(p));
         if self.json {
-            let report = json!({
-                "light": light,
-                "draw": draw,
-                "dark": dark,
+            let mut report = json!({
+                "draw": shown[1],
                 "finished": finished,
                 "simulations": if finished { 0 } else { BAR_SIMULATIONS },
-                "calibrated": calibration.is_some(),
+                "calibrated": calibration.is_some_and(|c| c.simulations == BAR_SIMULATIONS),
             });
+            report[first] = json!(shown[0]);
+            report[second] = json!(shown[2]);
             println!("{report}");
         } else {
+            let [first_wins, draw, second_wins] = registry::outcome_names(game);
             println!(
-                "light wins {}, draw {}, dark wins {}",
-                percent(light),
-                percent(draw),
-                percent(dark)
+                "{first_wins} {}, {draw} {}, {second_wins} {}",
+                percent(shown[0]),
+                percent(shown[1]),
+                percent(shown[2])
             );
         }
         Ok(())
@@ -216,9 +236,10 @@ pub struct BarBench {
 }
 
 impl GameTask for BarBench {
-    fn run<G: CliGame>(self, game: &G, _state: G::State) -> Result<()> {
-        let path = model_or_shipped::<G>(self.model.as_deref())?;
-        let (evaluator, calibration) = load_model(&path, game.spec())?;
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        let game = &game;
+        let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
+        let (evaluator, calibration) = (model.evaluator, model.calibration);
         let states: Vec<G::State> =
             grandmaitre_engine::game::random_states(game, self.positions, 12, 7)
                 .into_iter()
@@ -230,17 +251,12 @@ impl GameTask for BarBench {
             .context("starting one thread")?;
         let mut times: Vec<f64> = pool.install(|| {
             // Warm the buffers once.
-            advice::bar(game, &states[0], &evaluator, calibration.as_ref());
+            bar::bar(game, &states[0], &evaluator, calibration.as_ref());
             states
                 .iter()
                 .map(|state| {
                     let start = Instant::now();
-                    std::hint::black_box(advice::bar(
-                        game,
-                        state,
-                        &evaluator,
-                        calibration.as_ref(),
-                    ));
+                    std::hint::black_box(bar::bar(game, state, &evaluator, calibration.as_ref()));
                     start.elapsed().as_secs_f64() * 1000.0
                 })
                 .collect()

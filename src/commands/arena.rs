@@ -5,17 +5,17 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use grandmaitre_engine::Outcome;
 use grandmaitre_engine::arena::{
     GameRecord, MatchConfig, MatchStats, Sprt, SprtVerdict, play_match,
 };
+use grandmaitre_engine::{Outcome, Player};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use super::export::write_atomically;
-use super::{CliGame, GameTask, PositionArgs, with_position};
+use super::write_atomically;
 use crate::cli::ArenaArgs;
 use crate::players::{PlayerSpec, PreparedPlayer};
+use crate::registry::{self, GameTask, Registered};
 
 /// Validates the arguments and plays the match.
 pub fn run(args: ArenaArgs) -> Result<()> {
@@ -23,7 +23,7 @@ pub fn run(args: ArenaArgs) -> Result<()> {
         bail!("--games must be at least 1");
     }
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
-    let random_layouts = args.layout.as_deref() == Some("random");
+    let random_layouts = args.rules.as_deref() == Some("random");
     let task = Arena {
         a: PlayerSpec::parse(&args.a)?,
         b: PlayerSpec::parse(&args.b)?,
@@ -41,13 +41,8 @@ pub fn run(args: ArenaArgs) -> Result<()> {
         random_layouts,
         games_out: args.games_out,
     };
-    let position = PositionArgs {
-        game: args.game,
-        layout: if random_layouts { None } else { args.layout },
-        position: None,
-        moves: None,
-    };
-    with_position(&position, task)
+    let rules = if random_layouts { None } else { args.rules };
+    registry::dispatch(&args.game, rules.as_deref(), task)
 }
 
 fn parse_sprt(text: &str) -> Result<Sprt> {
@@ -77,11 +72,12 @@ struct Arena {
 }
 
 impl GameTask for Arena {
-    fn run<G: CliGame>(self, game: &G, _state: G::State) -> Result<()> {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        let game = &game;
         let a = self.a.clone().prepare(game)?;
         let b = self.b.clone().prepare(game)?;
         if self.random_layouts && game.random_board(0).is_none() {
-            bail!("--layout random: {} has no random boards", G::NAME);
+            bail!("--rules random: {} has no random boards", G::NAME);
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.threads.unwrap_or(0))
@@ -140,37 +136,42 @@ impl GameTask for Arena {
         if self.json {
             println!("{}", self.json_report(&stats));
         } else {
-            print!("{}", self.text_report(&stats));
+            print!(
+                "{}",
+                self.text_report(&stats, game.player_name(Player::First))
+            );
         }
         Ok(())
     }
 }
 
-/// One game of the match as a JSON object: its rules, who played Light,
-/// the moves in notation and the result.
-fn game_line<G: CliGame>(game: &G, record: &GameRecord) -> serde_json::Value {
+/// One game of the match as a JSON object: its rules, who moved first
+/// (under the game's name for the first player, such as "light"), the
+/// moves in notation and the result.
+fn game_line<G: Registered>(game: &G, record: &GameRecord) -> serde_json::Value {
     let mut state = game.initial_state();
     let mut moves = Vec::with_capacity(record.moves.len());
     for &action in &record.moves {
         moves.push(game.format_action(&state, action));
         game.apply_unchecked(&mut state, action);
     }
-    json!({
+    let mut line = json!({
         "game": record.index,
         "opening": record.opening,
         "parameters": game.parameters(),
-        "light": if record.a_first { "A" } else { "B" },
         "result_for_a": match record.result_for_a {
             Outcome::Win => "win",
             Outcome::Draw => "draw",
             Outcome::Loss => "loss",
         },
         "moves": moves,
-    })
+    });
+    line[game.player_name(Player::First)] = json!(if record.a_first { "A" } else { "B" });
+    line
 }
 
 impl Arena {
-    fn text_report(&self, stats: &MatchStats) -> String {
+    fn text_report(&self, stats: &MatchStats, first: &str) -> String {
         let elo = stats.elo();
         let mut text = format!("A: {}\nB: {}\n", self.a_name, self.b_name);
         text += &format!(
@@ -187,7 +188,7 @@ impl Arena {
         );
         let colour = stats.by_colour();
         text += &format!(
-            "first player: wins {}, draws {}, losses {}\n",
+            "{first} (first player): wins {}, draws {}, losses {}\n",
             colour[0], colour[1], colour[2]
         );
         text += &format!(

@@ -5,7 +5,8 @@ use std::time::Instant;
 use anyhow::Result;
 use grandmaitre_engine::search::{Search, SearchConfig, UniformEvaluator};
 
-use super::{CliGame, GameTask};
+use super::PositionTask;
+use crate::registry::Registered;
 
 /// Times perft on one thread.
 pub struct PerftBench {
@@ -15,8 +16,8 @@ pub struct PerftBench {
     pub repeat: u32,
 }
 
-impl GameTask for PerftBench {
-    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
+impl PositionTask for PerftBench {
+    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
         let mut best = f64::INFINITY;
         let mut count = 0;
         for run in 1..=self.repeat {
@@ -47,8 +48,8 @@ pub struct SearchBench {
     pub repeat: u32,
 }
 
-impl GameTask for SearchBench {
-    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
+impl PositionTask for SearchBench {
+    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
         let config = SearchConfig {
             simulations: self.simulations,
             leaves_per_batch: self.leaves,

@@ -10,7 +10,6 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use burn::tensor::Device;
 use grandmaitre_engine::Game;
-use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_engine::search::{
     EvaluationRequest, Evaluations, Evaluator, Search, SearchConfig, run_searches,
 };
@@ -22,21 +21,31 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::cli::BenchNnArgs;
+use crate::registry::{self, GameTask, Registered};
 
-/// Runs the benchmark on `--threads` threads.
+/// Runs the benchmark on the game of `--game`, on `--threads` threads.
 pub fn run(args: BenchNnArgs) -> Result<()> {
     if args.threads == Some(0) {
         bail!("--threads must be positive");
     }
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-        .context("starting the benchmark's threads")?
-        .install(|| measure(&args))
+    registry::dispatch(&args.game.clone(), None, NnBench { args })
 }
 
-fn measure(args: &BenchNnArgs) -> Result<()> {
-    let game = Heraldis::default();
+struct NnBench {
+    args: BenchNnArgs,
+}
+
+impl GameTask for NnBench {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(self.args.threads.unwrap_or(0))
+            .build()
+            .context("starting the benchmark's threads")?
+            .install(|| measure(&game, &self.args))
+    }
+}
+
+fn measure<G: Registered>(game: &G, args: &BenchNnArgs) -> Result<()> {
     let batches: Vec<usize> = args
         .batches
         .split(',')
@@ -53,9 +62,9 @@ fn measure(args: &BenchNnArgs) -> Result<()> {
         name => Some(name.parse::<Backend>().map_err(anyhow::Error::msg)?),
     };
     let device = Device::flex();
-    let (network, config) = network_to_time(&game, args, &device)?;
+    let (network, config) = network_to_time(game, args, &device)?;
     if let Some(path) = &args.save {
-        save(&game, &network, &config, path)?;
+        save(game, &network, &config, path)?;
     }
     let fast = InferenceNetwork::new(&network, &config);
     let flops = 2.0 * config.multiply_adds() as f64;
@@ -76,7 +85,7 @@ fn measure(args: &BenchNnArgs) -> Result<()> {
     );
     let planes_per_position = config.input_planes * config.cells();
     let largest = batches.iter().copied().max().unwrap_or(1).max(256);
-    let planes = random_planes(&game, largest, planes_per_position);
+    let planes = random_planes(game, largest, planes_per_position);
     println!(
         "batch   ours pos/s (GFLOP/s)   burn-{} pos/s   ours/burn",
         args.burn
@@ -113,12 +122,12 @@ fn measure(args: &BenchNnArgs) -> Result<()> {
             None => println!("{batch:>5}   {ours:>10.0} ({:>6.1})", ours * flops / 1e9),
         }
     }
-    mcts_speed(&game, fast, &planes, planes_per_position, args.seconds)?;
+    mcts_speed(game, fast, &planes, planes_per_position, args.seconds)?;
     Ok(())
 }
 
-fn network_to_time(
-    game: &Heraldis,
+fn network_to_time<G: Game>(
+    game: &G,
     args: &BenchNnArgs,
     device: &Device,
 ) -> Result<(Network, NetworkConfig)> {
@@ -139,7 +148,7 @@ fn network_to_time(
     Ok((config.init(device), config))
 }
 
-fn save(game: &Heraldis, network: &Network, config: &NetworkConfig, path: &Path) -> Result<()> {
+fn save<G: Game>(game: &G, network: &Network, config: &NetworkConfig, path: &Path) -> Result<()> {
     let metadata = CheckpointMetadata {
         calibration: None,
         format: checkpoint::FORMAT_VERSION,
@@ -166,7 +175,7 @@ fn reload(network: &Network, config: &NetworkConfig, device: &Device) -> Result<
 }
 
 /// Planes of positions from random games.
-fn random_planes(game: &Heraldis, count: usize, per_position: usize) -> Vec<f32> {
+fn random_planes<G: Game>(game: &G, count: usize, per_position: usize) -> Vec<f32> {
     let mut planes = vec![0.0; count * per_position];
     let states = grandmaitre_engine::game::random_states(game, count, 20, 1);
     for (state, slot) in states.iter().zip(planes.chunks_exact_mut(per_position)) {
@@ -266,8 +275,8 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for Counting<'_, E> {
 /// simulations that needed the network; finished and proven positions do
 /// not) and the mean batch the searches actually gave it, against the raw
 /// inference rate at that batch size.
-fn mcts_speed(
-    game: &Heraldis,
+fn mcts_speed<G: Game>(
+    game: &G,
     network: InferenceNetwork,
     planes: &[f32],
     per_position: usize,
@@ -283,7 +292,7 @@ fn mcts_speed(
     };
     let mut rng = StdRng::seed_from_u64(2);
     let mut actions = Vec::new();
-    let mut make_searches = || -> Vec<Search<Heraldis>> {
+    let mut make_searches = || -> Vec<Search<G>> {
         (0..searches_count)
             .map(|i| {
                 let mut state = game.initial_state();

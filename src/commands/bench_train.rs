@@ -9,7 +9,6 @@ use burn::module::Module;
 use burn::store::ModuleRecord;
 use burn::tensor::Device;
 use grandmaitre_engine::Game;
-use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::{Backend, Network, NetworkConfig};
 use grandmaitre_train::config::OptimizerSettings;
 use grandmaitre_train::samples::Batch;
@@ -18,6 +17,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::cli::BenchTrainArgs;
+use crate::registry::{self, GameTask, Registered};
 
 /// What one backend measured.
 struct Measurement {
@@ -26,8 +26,22 @@ struct Measurement {
     losses: Losses,
 }
 
-/// Runs the benchmark.
+/// Runs the benchmark on the game of `--game`.
 pub fn run(args: BenchTrainArgs) -> Result<()> {
+    registry::dispatch(&args.game.clone(), None, TrainBench { args })
+}
+
+struct TrainBench {
+    args: BenchTrainArgs,
+}
+
+impl GameTask for TrainBench {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        bench(&game, &self.args)
+    }
+}
+
+fn bench<G: Registered>(game: &G, args: &BenchTrainArgs) -> Result<()> {
     let backends: Vec<Backend> = args
         .backends
         .split(',')
@@ -49,7 +63,6 @@ pub fn run(args: BenchTrainArgs) -> Result<()> {
             bail!("{name} must be positive");
         }
     }
-    let game = Heraldis::default();
     let config = NetworkConfig::for_game(game.spec())
         .with_channels(args.channels)
         .with_blocks(args.blocks);
@@ -57,7 +70,7 @@ pub fn run(args: BenchTrainArgs) -> Result<()> {
     // from the same weights.
     let network = config.init(&Device::flex());
     let weights = network.into_record().into_bytes()?;
-    let batch = random_batch(&game, args.batch, 1);
+    let batch = random_batch(game, args.batch, 1);
     println!(
         "network: {} channels × {} blocks ({:.2} M multiply-adds per position); batch {}, {} warm-up + {} timed AdamW steps",
         config.channels,
@@ -81,7 +94,7 @@ pub fn run(args: BenchTrainArgs) -> Result<()> {
             .init(&device)
             .try_load_record(record)
             .with_context(|| format!("loading the weights on {backend}"))?;
-        let result = measure(network, &config, &device, &batch, &args);
+        let result = measure(network, &config, &device, &batch, args);
         println!(
             "{:<8} {:>8.0} samples/s   {:>8.1} ms/step   last step's loss: policy {:.4}, value {:.4}",
             backend.to_string(),
@@ -141,7 +154,7 @@ fn measure(
 /// `size` positions of random games with valid targets: a random
 /// distribution over the legal moves (none in a finished position) and a
 /// random result.
-fn random_batch(game: &Heraldis, size: usize, seed: u64) -> Batch {
+fn random_batch<G: Game>(game: &G, size: usize, seed: u64) -> Batch {
     let spec = game.spec();
     let per_position = spec.observation_len();
     let actions = spec.action_count;

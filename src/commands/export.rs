@@ -1,58 +1,71 @@
-//! `grandmaitre export`: the model for embedding in the app: ONNX (batch
+//! `grandmaitre export`: the model for embedding in an app: ONNX (batch
 //! norm folded), the same weights as safetensors, `model.json` (game,
-//! layout, encoding plane by plane, action indexing, calibration,
-//! provenance, test vectors) and the JavaScript module that encodes
-//! positions and runs the model (`web/heraldis.js`).
+//! rules, encoding plane by plane, action indexing, calibration,
+//! provenance, test vectors) and, for a game whose app has one, the
+//! JavaScript module that encodes positions and runs the model
+//! (`web/heraldis.js` for Heraldis).
 
 use std::fs;
-use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use burn::tensor::Device;
-use grandmaitre_engine::Game;
-use grandmaitre_engine::heraldis::{Heraldis, Layout, PLANE_NAMES};
+use grandmaitre_engine::Player;
+use grandmaitre_model::bar::for_first_player;
 use grandmaitre_model::inference::softmax3;
 use grandmaitre_model::{Calibration, Checkpoint, FoldedWeights, burn_forward, onnx};
 use serde_json::json;
 
+use super::write_atomically;
 use crate::cli::ExportArgs;
-
-/// The JavaScript module of the export (`web/heraldis.js`).
-const MODULE: &str = include_str!("../../web/heraldis.js");
+use crate::registry::{self, GameTask, Registered};
 
 /// Version of the export directory's layout (`model.json` → `format`).
 pub const EXPORT_FORMAT: u32 = 1;
 
 /// Writes the export directory: `model.onnx`, `weights.safetensors`,
-/// `model.json` and `heraldis.js`.
+/// `model.json` and the game's module, if it has one.
 pub fn run(args: ExportArgs) -> Result<()> {
-    if args.game != "heraldis" {
-        bail!("unknown game '{}': expected heraldis", args.game);
+    registry::dispatch(
+        &args.game.clone(),
+        args.rules.clone().as_deref(),
+        Export { args },
+    )
+}
+
+struct Export {
+    args: ExportArgs,
+}
+
+impl GameTask for Export {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        export(&game, &self.args)
     }
-    let game = match &args.layout {
-        Some(spec) => Heraldis::new(Layout::from_spec(spec)?),
-        None => Heraldis::default(),
-    };
+}
+
+fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
     let checkpoint = Checkpoint::load(&args.model, game.spec(), &Device::flex())?;
+    let notes = game.export_notes();
+    let [first, second] = [Player::First, Player::Second].map(|p| game.player_name(p));
     let config = &checkpoint.metadata.network;
     let weights = FoldedWeights::new(&checkpoint.network);
     let calibration = checkpoint.metadata.calibration.as_ref();
-    let vectors = test_vectors(&game, &checkpoint, calibration);
-    let description = json!({
+    let vectors = test_vectors(game, &checkpoint, calibration);
+    let mut description = json!({
         "format": EXPORT_FORMAT,
         "game": game.spec().name,
-        "layout": game.layout().to_string(),
-        "ply_limit": game.ply_limit(),
+        "rules": notes.rules,
+        "parameters": game.parameters(),
+        "players": [first, second],
         "encoding": {
             "version": game.spec().encoding_version,
             "shape": [config.input_planes, config.height, config.width],
-            "cell_index": "5 × (rank − 1) + file: a1 = 0, b1 = 1, …, e5 = 24; planes are plane-major, each 25 values",
+            "cell_index": notes.cell_index,
             "point_of_view": "the side to move: 'own' is the side to move, 'opponent' the other",
-            "planes": PLANE_NAMES.iter().enumerate().map(|(index, name)| json!({"index": index, "name": name})).collect::<Vec<_>>(),
+            "planes": notes.planes.iter().enumerate().map(|(index, name)| json!({"index": index, "name": name})).collect::<Vec<_>>(),
         },
         "actions": {
             "count": config.actions,
-            "index": "0..24 are the cells (5 × (rank − 1) + file: a1 = 0, …, e5 = 24), placing or capturing there; 25 is pass",
+            "index": notes.actions,
         },
         "input": {
             "name": "planes",
@@ -74,7 +87,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
             "bar_simulations": c.simulations,
             "curves": c.curves,
             "network_curves": c.network_curves,
-            "rule": "on P(Light wins), P(draw), P(Dark wins): first p ∝ exp(ln(max(p, 1e-6)) / T), then, when the curves are not null, each probability through its curve (curves[0] where Light is to move, curves[1] where Dark is; per outcome Light, draw, Dark; knots [x, y], linear between them, flat beyond the ends, no knots: unchanged) and the three renormalised to sum 1; network_temperature and network_curves apply to the network's own output, temperature and curves to the engine's bar after its search",
+            "rule": format!("on P({first} wins), P(draw), P({second} wins): first p ∝ exp(ln(max(p, 1e-6)) / T), then, when the curves are not null, each probability through its curve (curves[0] where {first} is to move, curves[1] where {second} is; per outcome {first}, draw, {second}; knots [x, y], linear between them, flat beyond the ends, no knots: unchanged) and the three renormalised to sum 1; network_temperature and network_curves apply to the network's own output, temperature and curves to the engine's bar after its search"),
         })),
         "network": config,
         "provenance": checkpoint.metadata.provenance,
@@ -82,10 +95,13 @@ pub fn run(args: ExportArgs) -> Result<()> {
         "files": {
             "onnx": "model.onnx",
             "safetensors": "weights.safetensors",
-            "module": "heraldis.js",
+            "module": notes.module.map(|(name, _)| name),
         },
         "test_vectors": vectors,
     });
+    for (key, value) in &notes.fields {
+        description[*key] = value.clone();
+    }
     let metadata = vec![
         ("game".to_string(), game.spec().name.to_string()),
         (
@@ -99,17 +115,22 @@ pub fn run(args: ExportArgs) -> Result<()> {
     fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     write_atomically(&args.out.join("model.onnx"), &model)?;
     write_atomically(&args.out.join("weights.safetensors"), &tensors)?;
-    write_atomically(&args.out.join("heraldis.js"), MODULE.as_bytes())?;
+    if let Some((name, module)) = notes.module {
+        write_atomically(&args.out.join(name), module.as_bytes())?;
+    }
     write_atomically(
         &args.out.join("model.json"),
         format!("{}\n", serde_json::to_string_pretty(&description)?).as_bytes(),
     )?;
     println!(
-        "wrote {}: model.onnx ({} bytes), weights.safetensors ({} bytes), model.json ({} test vectors), heraldis.js",
+        "wrote {}: model.onnx ({} bytes), weights.safetensors ({} bytes), model.json ({} test vectors){}",
         args.out.display(),
         model.len(),
         tensors.len(),
-        vectors.len()
+        vectors.len(),
+        notes
+            .module
+            .map_or(String::new(), |(name, _)| format!(", {name}"))
     );
     Ok(())
 }
@@ -117,8 +138,8 @@ pub fn run(args: ExportArgs) -> Result<()> {
 /// Positions with their planes and the network's outputs (burn, the
 /// reference), the legal moves, the calibrated bar of the network alone and
 /// its preferred legal move: what every runtime must reproduce.
-fn test_vectors(
-    game: &Heraldis,
+fn test_vectors<G: Registered>(
+    game: &G,
     checkpoint: &Checkpoint,
     calibration: Option<&Calibration>,
 ) -> Vec<serde_json::Value> {
@@ -131,6 +152,7 @@ fn test_vectors(
     states.truncate(24);
     let config = &checkpoint.metadata.network;
     let per_position = config.input_planes * config.cells();
+    let [first, second] = [Player::First, Player::Second].map(|p| game.player_name(p));
     let mut actions = Vec::new();
     states
         .iter()
@@ -149,10 +171,10 @@ fn test_vectors(
                 })
                 .map(|a| game.format_action(state, a));
             let to_move = game.current_player(state);
-            let first = crate::advice::for_first_player(to_move, softmax3([wdl[0], wdl[1], wdl[2]]));
-            let [light, draw, dark] = match calibration {
-                Some(c) => c.apply_network(first, to_move),
-                None => first,
+            let raw = for_first_player(to_move, softmax3([wdl[0], wdl[1], wdl[2]]));
+            let [first_wins, draw, second_wins] = match calibration {
+                Some(c) => c.apply_network(raw, to_move),
+                None => raw,
             };
             json!({
                 "position": game.format_state(state),
@@ -160,15 +182,9 @@ fn test_vectors(
                 "policy_logits": policy,
                 "wdl_logits": wdl,
                 "legal_moves": actions.iter().map(|&a| game.format_action(state, a)).collect::<Vec<_>>(),
-                "bar": {"light": light, "draw": draw, "dark": dark},
+                "bar": {first: first_wins, "draw": draw, second: second_wins},
                 "best_move": best,
             })
         })
         .collect()
-}
-
-/// Writes `bytes` to `path` atomically.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    grandmaitre_engine::files::write_atomically(path, bytes)
-        .with_context(|| format!("writing {}", path.display()))
 }

@@ -4,8 +4,9 @@
 //! is `=[id] text` or `?[id] error`, followed by a blank line. Besides GTP's
 //! `protocol_version`, `name`, `version`, `known_command`, `list_commands`,
 //! `quit`, `clear_board`, `play`, `genmove`, `undo` and `showboard`, the
-//! extensions are `gm-game`, `gm-layout`, `gm-position`, `gm-sims`,
-//! `gm-level` and `gm-winprob` (`= <P(light wins)> <P(draw)> <P(dark wins)>`).
+//! extensions are `gm-game`, `gm-rules` (or `gm-layout`), `gm-position`,
+//! `gm-sims`, `gm-level` and `gm-winprob` (`= <P(first player wins)>
+//! <P(draw)> <P(second player wins)>`: the bar, as `winprob` gives it).
 //! `gm-game` naming another game ends this session, and the caller starts
 //! one on that game.
 
@@ -17,16 +18,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use grandmaitre_engine::game::OneLine;
+use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{Evaluator, MoveChoice, RolloutEvaluator, SearchConfig};
-use grandmaitre_engine::{Action, Outcome, Player};
+use grandmaitre_engine::{Action, Player};
 use grandmaitre_model::Calibration;
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use grandmaitre_model::bar;
 
-use super::{CliGame, GameTask};
+use super::PositionTask;
+use crate::players::ModelChoice;
+use crate::registry::{GAME_NAMES, Registered};
 
 /// The commands, as `list_commands` gives them.
-const COMMANDS: [&str; 17] = [
+const COMMANDS: [&str; 18] = [
     "protocol_version",
     "name",
     "version",
@@ -39,6 +42,7 @@ const COMMANDS: [&str; 17] = [
     "undo",
     "showboard",
     "gm-game",
+    "gm-rules",
     "gm-layout",
     "gm-position",
     "gm-sims",
@@ -52,7 +56,8 @@ const COMMANDS: [&str; 17] = [
 pub struct Gtp<'a> {
     /// Simulations per move at the start.
     pub simulations: u32,
-    /// The network guiding the search (random rollouts without one).
+    /// `--model`: a checkpoint directory, `rollouts`, or none for the
+    /// game's shipped model.
     pub model: Option<PathBuf>,
     /// Where the session leaves the name of the game `gm-game` asked for.
     pub switch: &'a std::cell::RefCell<Option<String>>,
@@ -61,21 +66,17 @@ pub struct Gtp<'a> {
 /// The evaluator a session searches with.
 type SharedEvaluator<G> = Arc<dyn Evaluator<G> + Send + Sync>;
 
-impl GameTask for Gtp<'_> {
-    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
+impl PositionTask for Gtp<'_> {
+    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
         // A network is fastest on batches; rollouts are best one at a time.
-        let model = match &self.model {
-            Some(path) if path.as_os_str() == "rollouts" => None,
-            Some(path) => Some(path.clone()),
-            None => crate::players::shipped_model::<G>(),
-        };
-        let (evaluator, leaves, calibration): (SharedEvaluator<G>, u32, _) = match &model {
-            Some(path) => {
-                let (evaluator, calibration) = crate::players::load_model(path, game.spec())?;
-                (Arc::new(evaluator), 8, calibration)
-            }
-            None => (Arc::new(RolloutEvaluator::default()), 1, None),
-        };
+        let (evaluator, leaves, calibration): (SharedEvaluator<G>, u32, _) =
+            match ModelChoice::from_arg(self.model.as_deref()) {
+                ModelChoice::Rollouts => (Arc::new(RolloutEvaluator::default()), 1, None),
+                choice => {
+                    let model = choice.load(game)?;
+                    (Arc::new(model.evaluator), 8, model.calibration)
+                }
+            };
         let config = SearchConfig {
             simulations: self.simulations.max(1),
             leaves_per_batch: leaves,
@@ -111,21 +112,20 @@ impl GameTask for Gtp<'_> {
 }
 
 /// The protocol's state: the game, the moves played, the engine.
-pub struct Session<G: CliGame> {
+pub struct Session<G: Registered> {
     game: G,
     history: Vec<G::State>,
     state: G::State,
     agent: MctsAgent<G, SharedEvaluator<G>>,
+    /// The evaluator of the bar (the agent's own).
+    evaluator: SharedEvaluator<G>,
     calibration: Option<Calibration>,
-    /// Probability of a random move instead of the search's (the level's).
-    noise: f64,
-    rng: SmallRng,
     quit: bool,
     /// Another game `gm-game` asked for.
     switch_to: Option<String>,
 }
 
-impl<G: CliGame> Session<G> {
+impl<G: Registered> Session<G> {
     /// A session on `game` from `state`.
     pub fn new(
         game: G,
@@ -134,15 +134,19 @@ impl<G: CliGame> Session<G> {
         evaluator: SharedEvaluator<G>,
         calibration: Option<Calibration>,
     ) -> Session<G> {
-        let agent = MctsAgent::new(config, evaluator, MoveChoice::LowerConfidenceBound, 1);
+        let agent = MctsAgent::new(
+            config,
+            evaluator.clone(),
+            MoveChoice::LowerConfidenceBound,
+            1,
+        );
         Session {
             game,
             history: Vec::new(),
             state,
             agent,
+            evaluator,
             calibration,
-            noise: 0.0,
-            rng: SmallRng::seed_from_u64(1),
             quit: false,
             switch_to: None,
         }
@@ -210,21 +214,18 @@ impl<G: CliGame> Session<G> {
                 if arguments == G::NAME {
                     self.set_position(self.game.initial_state());
                     Ok(String::new())
-                } else if super::GAME_NAMES.contains(&arguments) {
+                } else if GAME_NAMES.contains(&arguments) {
                     self.switch_to = Some(arguments.to_string());
                     Ok(String::new())
                 } else {
                     Err(format!(
                         "unknown game '{arguments}': expected {}",
-                        super::GAME_NAMES.join(" or ")
+                        GAME_NAMES.join(", ")
                     ))
                 }
             }
-            "gm-layout" => {
-                let game = self
-                    .game
-                    .with_board(arguments)
-                    .map_err(|e| format!("{e:#}"))?;
+            "gm-rules" | "gm-layout" => {
+                let game = G::with_rules(arguments).map_err(|e| format!("{e:#}"))?;
                 self.game = game;
                 // The kept tree holds the moves of the old rules.
                 self.agent.clear_tree();
@@ -247,13 +248,14 @@ impl<G: CliGame> Session<G> {
                 Ok(String::new())
             }
             "gm-level" => {
-                let level = crate::advice::Level::get(positive(arguments, "level")?)
+                let level = Level::get(positive(arguments, "level")?)
                     .map_err(|_| "level must be between 1 and 10".to_string())?;
+                let setting = level.setting();
                 let mut config = self.agent.config().clone();
-                config.simulations = level.simulations;
+                config.simulations = setting.config.simulations;
                 self.agent.set_config(config);
-                self.agent.set_choice(level.choice());
-                self.noise = level.noise;
+                self.agent.set_choice(setting.choice);
+                self.agent.set_noise(setting.noise);
                 Ok(String::new())
             }
             "gm-winprob" => self.winprob(),
@@ -267,7 +269,9 @@ impl<G: CliGame> Session<G> {
     }
 
     fn colour(&self, name: &str) -> Result<Player, String> {
-        G::player_named(name).ok_or_else(|| format!("invalid color '{name}'"))
+        self.game
+            .player_named(name)
+            .ok_or_else(|| format!("invalid color '{name}'"))
     }
 
     fn play(&mut self, arguments: &str) -> Result<String, String> {
@@ -296,13 +300,7 @@ impl<G: CliGame> Session<G> {
         if player != self.game.current_player(&self.state) {
             return Err(format!("it is not {arguments}'s turn"));
         }
-        let action = if self.noise > 0.0 && self.rng.random_bool(self.noise) {
-            let mut actions = Vec::new();
-            self.game.legal_actions(&self.state, &mut actions);
-            actions[self.rng.random_range(0..actions.len())]
-        } else {
-            self.agent.select(&self.game, &self.state)
-        };
+        let action = self.agent.select(&self.game, &self.state);
         let text = self.game.format_action(&self.state, action);
         self.apply(action);
         Ok(text)
@@ -314,24 +312,15 @@ impl<G: CliGame> Session<G> {
         self.history.push(std::mem::replace(&mut self.state, next));
     }
 
-    /// P(first player wins), P(draw), P(second player wins) after a search.
+    /// The bar: P(first player wins), P(draw), P(second player wins), as
+    /// `winprob` gives it.
     fn winprob(&mut self) -> Result<String, String> {
-        let side = self.game.current_player(&self.state);
-        let [win, draw, loss] = match self.game.outcome(&self.state) {
-            Some(outcome) => match outcome {
-                Outcome::Win => [1.0, 0.0, 0.0],
-                Outcome::Draw => [0.0, 1.0, 0.0],
-                Outcome::Loss => [0.0, 0.0, 1.0],
-            },
-            None => {
-                let result = self.agent.analyse(&self.game, &self.state);
-                crate::advice::shown_wdl(result, self.calibration.as_ref())
-            }
-        };
-        let (first, second) = match side {
-            Player::First => (win, loss),
-            Player::Second => (loss, win),
-        };
+        let [first, draw, second] = bar::bar(
+            &self.game,
+            &self.state,
+            &self.evaluator,
+            self.calibration.as_ref(),
+        );
         Ok(format!("{first:.4} {draw:.4} {second:.4}"))
     }
 }

@@ -13,16 +13,11 @@ mod perft;
 mod show;
 mod train;
 
-use anyhow::{Context, Result, bail};
-use grandmaitre_engine::agent::Agent;
-use grandmaitre_engine::havannah::Havannah;
-use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;
-use grandmaitre_engine::heraldis::{Heraldis, Layout};
-use grandmaitre_engine::{Game, Player};
-use rand::SeedableRng;
-use rand::rngs::StdRng;
+use anyhow::{Context, Result};
+use grandmaitre_engine::Game;
 
 use crate::cli::{BenchCommand, Cli, Command, PositionArgs};
+use crate::registry::{self, GameTask, Registered};
 
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<()> {
@@ -78,7 +73,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 // the session searches with rollouts.
                 position = PositionArgs {
                     game,
-                    layout: None,
+                    rules: None,
                     position: None,
                     moves: None,
                 };
@@ -94,21 +89,14 @@ pub fn run(cli: Cli) -> Result<()> {
         ),
         Command::Bench(BenchCommand::Nn(args)) => bench_nn::run(args),
         Command::Bench(BenchCommand::Train(args)) => bench_train::run(args),
-        Command::Bench(BenchCommand::Winprob(args)) => {
-            let position = PositionArgs {
-                game: "heraldis".to_string(),
-                layout: None,
-                position: None,
-                moves: None,
-            };
-            with_position(
-                &position,
-                advise::BarBench {
-                    model: args.model,
-                    positions: args.positions.max(1),
-                },
-            )
-        }
+        Command::Bench(BenchCommand::Winprob(args)) => registry::dispatch(
+            &args.game,
+            args.rules.as_deref(),
+            advise::BarBench {
+                model: args.model,
+                positions: args.positions.max(1),
+            },
+        ),
         Command::Bench(BenchCommand::Search(args)) => with_position(
             &args.position,
             bench::SearchBench {
@@ -120,139 +108,28 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// What the command line needs of a game beyond the rules.
-pub trait CliGame: Game + 'static {
-    /// The name accepted by `--game`.
-    const NAME: &'static str;
-
-    /// The game's alpha-beta anchor, if it has one.
-    fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>>;
-
-    /// The same rules on a random board drawn from `seed` (a random layout
-    /// for Heraldis), for games whose board varies.
-    fn random_board(&self, seed: u64) -> Option<Self>;
-
-    /// The same rules on the board `spec` names (a Heraldis layout).
-    fn with_board(&self, spec: &str) -> Result<Self>;
-
-    /// The player a colour name (as in the engine protocol) stands for.
-    fn player_named(name: &str) -> Option<Player>;
-
-    /// The colour name of `player`, in lower case.
-    fn player_name(player: Player) -> &'static str;
-
-    /// OpenSpiel's name of the same game (with its parameters), when
-    /// OpenSpiel has it with the same action ids.
-    fn openspiel_game(&self) -> Option<String> {
-        None
-    }
-}
-
-impl CliGame for Havannah {
-    const NAME: &'static str = "havannah";
-
-    fn alphabeta(_depth: u32, _seed: u64) -> Option<Box<dyn Agent<Self>>> {
-        None
-    }
-
-    fn random_board(&self, _seed: u64) -> Option<Self> {
-        None
-    }
-
-    fn with_board(&self, spec: &str) -> Result<Self> {
-        Ok(Havannah::with_parameters(spec)?)
-    }
-
-    fn player_named(name: &str) -> Option<Player> {
-        match name.to_ascii_lowercase().as_str() {
-            "white" | "w" => Some(Player::First),
-            "black" | "b" => Some(Player::Second),
-            _ => None,
-        }
-    }
-
-    fn player_name(player: Player) -> &'static str {
-        match player {
-            Player::First => "white",
-            Player::Second => "black",
-        }
-    }
-
-    fn openspiel_game(&self) -> Option<String> {
-        Some(format!(
-            "havannah(board_size={},swap={})",
-            self.base(),
-            if self.swap() { "True" } else { "False" }
-        ))
-    }
-}
-
-impl CliGame for Heraldis {
-    const NAME: &'static str = "heraldis";
-
-    fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>> {
-        Some(Box::new(AlphaBetaAgent::new(depth, seed)))
-    }
-
-    fn random_board(&self, seed: u64) -> Option<Self> {
-        let layout = Layout::random(&mut StdRng::seed_from_u64(seed));
-        Some(Heraldis::with_ply_limit(layout, self.ply_limit()))
-    }
-
-    fn with_board(&self, spec: &str) -> Result<Self> {
-        Ok(Heraldis::with_ply_limit(
-            Layout::from_spec(spec)?,
-            self.ply_limit(),
-        ))
-    }
-
-    fn player_named(name: &str) -> Option<Player> {
-        match name.to_ascii_lowercase().as_str() {
-            "light" | "l" => Some(Player::First),
-            "dark" | "d" => Some(Player::Second),
-            _ => None,
-        }
-    }
-
-    fn player_name(player: Player) -> &'static str {
-        match player {
-            Player::First => "light",
-            Player::Second => "dark",
-        }
-    }
-}
-
-/// The names `--game` and the engine protocol's `gm-game` accept.
-const GAME_NAMES: [&str; 2] = [Heraldis::NAME, Havannah::NAME];
-
 /// Work to do on a game and a position, whatever the game.
-trait GameTask {
-    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()>;
+trait PositionTask {
+    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()>;
+}
+
+/// A [`PositionTask`] at the position `args` name.
+struct AtPosition<'a, T> {
+    args: &'a PositionArgs,
+    task: T,
+}
+
+impl<T: PositionTask> GameTask for AtPosition<'_, T> {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        let state = position(&game, self.args)?;
+        self.task.run(&game, state)
+    }
 }
 
 /// Builds the game and position that `args` describe and runs `task` on
-/// them: the one place that dispatches over games.
-fn with_position(args: &PositionArgs, task: impl GameTask) -> Result<()> {
-    match args.game.as_str() {
-        "heraldis" => {
-            let layout = match &args.layout {
-                Some(spec) => Layout::from_spec(spec)?,
-                None => Layout::default_layout(),
-            };
-            let game = Heraldis::new(layout);
-            let state = position(&game, args)?;
-            task.run(&game, state)
-        }
-        "havannah" => {
-            let game = match &args.layout {
-                Some(spec) => Havannah::with_parameters(spec)?,
-                None => Havannah::default(),
-            };
-            let state = position(&game, args)?;
-            task.run(&game, state)
-        }
-        other => bail!("unknown game '{other}': expected heraldis or havannah"),
-    }
+/// them.
+fn with_position(args: &PositionArgs, task: impl PositionTask) -> Result<()> {
+    registry::dispatch(&args.game, args.rules.as_deref(), AtPosition { args, task })
 }
 
 /// The position `args` name: `--position` (or the start), then `--moves`.
@@ -276,4 +153,11 @@ fn position<G: Game>(game: &G, args: &PositionArgs) -> Result<G::State> {
         }
     }
     Ok(state)
+}
+
+/// Writes `bytes` to `path` atomically (the engine's one way to replace a
+/// file), with the path in the error.
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    grandmaitre_engine::files::write_atomically(path, bytes)
+        .with_context(|| format!("writing {}", path.display()))
 }

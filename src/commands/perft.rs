@@ -2,7 +2,8 @@
 
 use anyhow::Result;
 
-use super::{CliGame, GameTask};
+use super::PositionTask;
+use crate::registry::Registered;
 
 /// Counts move sequences of length `depth`.
 pub struct Perft {
@@ -12,8 +13,8 @@ pub struct Perft {
     pub divide: bool,
 }
 
-impl GameTask for Perft {
-    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
+impl PositionTask for Perft {
+    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
         let total = if self.divide && self.depth > 0 {
             let mut actions = Vec::new();
             game.legal_actions(&state, &mut actions);

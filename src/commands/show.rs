@@ -2,13 +2,14 @@
 
 use anyhow::Result;
 
-use super::{CliGame, GameTask};
+use super::PositionTask;
+use crate::registry::Registered;
 
 /// Prints the rendered position.
 pub struct Show;
 
-impl GameTask for Show {
-    fn run<G: CliGame>(self, game: &G, state: G::State) -> Result<()> {
+impl PositionTask for Show {
+    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
         print!("{}", game.render(&state));
         Ok(())
     }

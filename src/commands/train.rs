@@ -4,20 +4,19 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use grandmaitre_engine::havannah::Havannah;
-use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::Backend;
 use std::path::Path;
 
 use grandmaitre_engine::arena::{MatchConfig, play_match};
 use grandmaitre_train::config::{EvaluationSettings, Layouts};
-use grandmaitre_train::run::Rating;
+use grandmaitre_train::ratings;
+use grandmaitre_train::run::{EVALUATION_FILE, Rating};
 use grandmaitre_train::{Progress, Run, StopAfter, TrainingConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::CliGame;
 use crate::cli::{SelfplayArgs, TrainArgs};
-use crate::players::{PlayerSpec, SearchTuning};
+use crate::players::{ModelChoice, PlayerSpec, SearchTuning};
+use crate::registry::{self, GameTask, Registered};
 
 /// When to stop: after `time`, or after `count` units (one by default).
 fn stop_after(time: Option<&str>, count: Option<u32>) -> Result<StopAfter> {
@@ -36,7 +35,7 @@ fn stop_after(time: Option<&str>, count: Option<u32>) -> Result<StopAfter> {
 
 /// The rules of self-play game `seed` under the run's layout choice (games
 /// without random boards always play on their one board).
-fn game_for<G: CliGame>(base: &G, layouts: Layouts, seed: u64) -> G {
+fn game_for<G: Registered>(base: &G, layouts: Layouts, seed: u64) -> G {
     match layouts {
         Layouts::Default => base.clone(),
         Layouts::Mixed if seed % 2 == 0 => base.clone(),
@@ -46,14 +45,20 @@ fn game_for<G: CliGame>(base: &G, layouts: Layouts, seed: u64) -> G {
 
 /// `grandmaitre selfplay`: more self-play for an existing run.
 pub fn selfplay(args: SelfplayArgs) -> Result<()> {
-    match args.game.as_str() {
-        "heraldis" => selfplay_game(args, Heraldis::default()),
-        "havannah" => selfplay_game(args, Havannah::default()),
-        other => bail!("unknown game '{other}': expected heraldis or havannah"),
+    registry::dispatch(&args.game.clone(), None, Selfplay { args })
+}
+
+struct Selfplay {
+    args: SelfplayArgs,
+}
+
+impl GameTask for Selfplay {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        selfplay_game(self.args, game)
     }
 }
 
-fn selfplay_game<G: CliGame>(args: SelfplayArgs, base: G) -> Result<()> {
+fn selfplay_game<G: Registered>(args: SelfplayArgs, base: G) -> Result<()> {
     if !args.run.join("config.toml").is_file() {
         bail!(
             "{} is not a training run (no config.toml): start it with grandmaitre train",
@@ -77,14 +82,28 @@ fn selfplay_game<G: CliGame>(args: SelfplayArgs, base: G) -> Result<()> {
 
 /// Validates the arguments and trains.
 pub fn run(args: TrainArgs) -> Result<()> {
-    match args.game.as_str() {
-        "heraldis" => train_game(args, Heraldis::default()),
-        "havannah" => train_game(args, Havannah::default()),
-        other => bail!("unknown game '{other}': expected heraldis or havannah"),
+    registry::dispatch(&args.game.clone(), None, Train { args })
+}
+
+struct Train {
+    args: TrainArgs,
+}
+
+impl GameTask for Train {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        train_game(self.args, game)
     }
 }
 
-fn train_game<G: CliGame>(args: TrainArgs, base: G) -> Result<()> {
+/// `config` with the game's default anchors where it names none.
+fn with_game_anchors<G: Registered>(mut config: TrainingConfig) -> TrainingConfig {
+    if config.evaluation.anchors.is_none() {
+        config.evaluation.anchors = Some(G::ANCHORS.iter().map(|a| a.to_string()).collect());
+    }
+    config
+}
+
+fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
     let stop = stop_after(args.time.as_deref(), args.generations)?;
     let config = args
         .config
@@ -96,6 +115,15 @@ fn train_game<G: CliGame>(args: TrainArgs, base: G) -> Result<()> {
                 .map_err(|reason| anyhow::anyhow!("invalid config {}: {reason}", path.display()))
         })
         .transpose()?;
+    // A new run records the anchors it is rated against: the game's own
+    // unless its settings name others.
+    let config = match config {
+        Some(config) => Some(with_game_anchors::<G>(config)),
+        None if !args.run.join("config.toml").is_file() => {
+            Some(with_game_anchors::<G>(TrainingConfig::default()))
+        }
+        None => None,
+    };
     let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
     let cuda = match args.device.as_str() {
         "cpu" => false,
@@ -113,11 +141,25 @@ fn train_game<G: CliGame>(args: TrainArgs, base: G) -> Result<()> {
     );
     bar.enable_steady_tick(Duration::from_millis(500));
     let evaluation = run.config.evaluation.clone();
-    for anchor in &evaluation.anchors {
-        PlayerSpec::parse(anchor).context("in the run's evaluation.anchors")?;
+    let anchors: Vec<String> = match &evaluation.anchors {
+        Some(anchors) => anchors.clone(),
+        None => G::ANCHORS.iter().map(|a| a.to_string()).collect(),
+    };
+    for anchor in &anchors {
+        PlayerSpec::parse(anchor)
+            .and_then(|spec| spec.prepare(&base))
+            .with_context(|| format!("in the run's evaluation.anchors ({anchor})"))?;
     }
     let mut evaluate = |generation: u32, checkpoint: &Path, previous: Option<&Path>| {
-        rate(&base, &evaluation, generation, checkpoint, previous).map_err(|e| format!("{e:#}"))
+        rate(
+            &base,
+            &evaluation,
+            &anchors,
+            generation,
+            checkpoint,
+            previous,
+        )
+        .map_err(|e| format!("{e:#}"))
     };
     run.train(make_game, base.spec(), &device, stop, &mut evaluate, |event| match event {
         Progress::Generation { generation } => {
@@ -175,22 +217,14 @@ fn train_game<G: CliGame>(args: TrainArgs, base: G) -> Result<()> {
 /// Elo difference against each fixed anchor over the generations, with
 /// 95 % intervals (clipped to ±600 where a match was all wins or losses).
 pub fn plot_strength(run: &Path) -> Result<()> {
-    let csv = run.join("evaluation.csv");
-    let text =
-        std::fs::read_to_string(&csv).with_context(|| format!("reading {}", csv.display()))?;
+    let rows = ratings::read(&run.join(EVALUATION_FILE)).map_err(anyhow::Error::msg)?;
     let mut series: Vec<crate::plot::Series> = Vec::new();
-    for line in text.lines().skip(1) {
-        let fields: Vec<&str> = line.split(',').collect();
-        let [generation, _, opponent, _, _, elo, low, high] = fields[..] else {
-            continue;
-        };
+    for row in rows {
         // Earlier checkpoints of the run are opponents too; only the fixed
         // anchors give a curve on one scale.
-        if PlayerSpec::parse(opponent).is_err() {
+        if PlayerSpec::parse(&row.opponent).is_err() || row.elo.is_nan() {
             continue;
         }
-        let number = |text: &str| text.parse::<f64>().unwrap_or(f64::NAN);
-        let point = (number(generation), number(elo), number(low), number(high));
         let clip = |x: f64| {
             if x.is_nan() {
                 x
@@ -198,17 +232,17 @@ pub fn plot_strength(run: &Path) -> Result<()> {
                 x.clamp(-600.0, 600.0)
             }
         };
-        let point = (point.0, clip(point.1), clip(point.2), clip(point.3));
-        if point.0.is_nan() || point.1.is_nan() {
-            continue;
-        }
-        match series
-            .iter_mut()
-            .find(|s| s.name == format!("against {opponent}"))
-        {
+        let point = (
+            f64::from(row.generation),
+            clip(row.elo),
+            clip(row.elo_low),
+            clip(row.elo_high),
+        );
+        let name = format!("against {}", row.opponent);
+        match series.iter_mut().find(|s| s.name == name) {
             Some(line) => line.points.push(point),
             None => series.push(crate::plot::Series {
-                name: format!("against {opponent}"),
+                name,
                 points: vec![point],
             }),
         }
@@ -225,20 +259,20 @@ pub fn plot_strength(run: &Path) -> Result<()> {
 
 /// Matches of the checkpoint against the anchors and the previously rated
 /// checkpoint.
-fn rate<G: CliGame>(
+fn rate<G: Registered>(
     game: &G,
     settings: &EvaluationSettings,
+    anchors: &[String],
     generation: u32,
     checkpoint: &Path,
     previous: Option<&Path>,
 ) -> Result<Vec<Rating>> {
     let model = |path: &Path| PlayerSpec::Model {
-        path: path.to_path_buf(),
+        model: ModelChoice::Directory(path.to_path_buf()),
         simulations: settings.simulations,
         tuning: SearchTuning::default(),
     };
-    let mut opponents: Vec<(String, PlayerSpec)> = settings
-        .anchors
+    let mut opponents: Vec<(String, PlayerSpec)> = anchors
         .iter()
         .map(|spec| Ok((spec.clone(), PlayerSpec::parse(spec)?)))
         .collect::<Result<_>>()?;

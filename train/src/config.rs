@@ -119,8 +119,11 @@ pub struct EvaluationSettings {
     /// Simulations per move of the network's search.
     pub simulations: u32,
     /// Fixed opponents, as `arena` player specs; the checkpoint rated last
-    /// time is always an opponent too.
-    pub anchors: Vec<String>,
+    /// time is always an opponent too. Unset: the game's own default
+    /// anchors (each game names those it can play), written into the run's
+    /// settings when the run starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchors: Option<Vec<String>>,
 }
 
 impl Default for EvaluationSettings {
@@ -129,10 +132,7 @@ impl Default for EvaluationSettings {
             every: 10,
             games: 40,
             simulations: 800,
-            anchors: vec![
-                "alphabeta:depth=4".to_string(),
-                "rollout:sims=10000".to_string(),
-            ],
+            anchors: None,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! of a run directory ([`run`]).
 
 pub mod config;
+pub mod ratings;
 pub mod run;
 pub mod samples;
 pub mod trainer;
@@ -43,6 +44,9 @@ pub enum TrainError {
     /// A record holds text the game does not read.
     #[error(transparent)]
     Parse(#[from] grandmaitre_engine::ParseError),
+    /// The ratings file could not be read or written.
+    #[error("ratings: {0}")]
+    Ratings(String),
     /// There is nothing to train on.
     #[error("the replay window is empty: no self-play games yet")]
     EmptyWindow,

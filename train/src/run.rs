@@ -31,13 +31,14 @@ use rand::{Rng, SeedableRng};
 
 use crate::TrainError;
 use crate::config::TrainingConfig;
+use crate::ratings::{self, RatingRow};
 use crate::samples::{ReplayWindow, make_batch};
 use crate::trainer::Trainer;
 
 const CONFIG_FILE: &str = "config.toml";
 const LOG_FILE: &str = "log.csv";
-const EVALUATION_FILE: &str = "evaluation.csv";
-const EVALUATION_HEADER: &str = "generation,games,opponent,matches,score,elo,elo_low,elo_high";
+/// The ratings file of a run.
+pub const EVALUATION_FILE: &str = "evaluation.csv";
 const LOG_HEADER: &str = "generation,games,positions,steps,policy_loss,value_loss,selfplay_seconds,training_seconds,positions_per_second";
 
 /// What the loop reports as it goes.
@@ -504,19 +505,11 @@ impl Run {
         }
     }
 
-    /// The checkpoint of the newest line of `evaluation.csv`.
+    /// The checkpoint of the newest row of `evaluation.csv`.
     fn last_rated(&self) -> Result<Option<PathBuf>, TrainError> {
-        let path = self.directory.join(EVALUATION_FILE);
-        let text = match fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(TrainError::Io { path, source }),
-        };
-        let generation = text
-            .lines()
-            .skip(1)
-            .filter_map(|line| line.split(',').next()?.parse::<u32>().ok())
-            .max();
+        let rows =
+            ratings::read(&self.directory.join(EVALUATION_FILE)).map_err(TrainError::Ratings)?;
+        let generation = rows.iter().map(|row| row.generation).max();
         Ok(generation
             .map(|g| self.checkpoint_directory().join(format!("gen-{g:04}")))
             .filter(|p| p.is_dir()))
@@ -528,25 +521,20 @@ impl Run {
         games: usize,
         ratings: &[Rating],
     ) -> Result<(), TrainError> {
-        let lines: Vec<String> = ratings
+        let rows: Vec<RatingRow> = ratings
             .iter()
-            .map(|r| {
-                format!(
-                    "{generation},{games},{},{},{:.4},{:.0},{:.0},{:.0}",
-                    r.opponent.replace(',', ";"),
-                    r.games,
-                    r.score,
-                    r.elo[0],
-                    r.elo[1],
-                    r.elo[2]
-                )
+            .map(|r| RatingRow {
+                generation,
+                games,
+                opponent: r.opponent.clone(),
+                matches: r.games,
+                score: r.score,
+                elo: r.elo[0],
+                elo_low: r.elo[1],
+                elo_high: r.elo[2],
             })
             .collect();
-        append_lines(
-            &self.directory.join(EVALUATION_FILE),
-            EVALUATION_HEADER,
-            &lines,
-        )
+        ratings::append(&self.directory.join(EVALUATION_FILE), &rows).map_err(TrainError::Ratings)
     }
 
     fn append_log(&self, line: &LogLine) -> Result<(), TrainError> {

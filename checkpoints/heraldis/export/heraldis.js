@@ -1,6 +1,6 @@
 // Heraldis for the web app: the rules, the network input and the Grand
 // Maître's bar and move, computed exactly as the Rust engine does
-// (engine/src/heraldis). An ES module with no dependencies: it runs as is in
+// (engine/src/games/heraldis). An ES module with no dependencies: it runs as is in
 // Node 20 and in browsers; the network runs on onnxruntime (onnxruntime-web
 // in the app, onnxruntime-node in the tests), passed in by the caller.
 //

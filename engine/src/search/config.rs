@@ -95,3 +95,15 @@ pub enum MoveChoice {
     /// among moves with enough visits.
     LowerConfidenceBound,
 }
+
+impl MoveChoice {
+    /// The choice a move-choice temperature stands for: the move of best
+    /// lower confidence bound at temperature 0, else sampling by visits.
+    pub fn for_temperature(temperature: f32) -> MoveChoice {
+        if temperature == 0.0 {
+            MoveChoice::LowerConfidenceBound
+        } else {
+            MoveChoice::Visits { temperature }
+        }
+    }
+}

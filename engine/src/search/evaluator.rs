@@ -143,6 +143,13 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
     }
 }
 
+/// A borrowed evaluator.
+impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
+    fn evaluate(&self, requests: &[EvaluationRequest<'_, G>], output: &mut Evaluations) {
+        (**self).evaluate(requests, output);
+    }
+}
+
 /// A shared evaluator (one network serving several searches or games).
 impl<G: Game, E: Evaluator<G> + Send + ?Sized> Evaluator<G> for std::sync::Arc<E> {
     fn evaluate(&self, requests: &[EvaluationRequest<'_, G>], output: &mut Evaluations) {

@@ -674,14 +674,7 @@ impl<G: Game> Search<G> {
     }
 
     fn sample_by_visits(&mut self, candidates: &[&ChildReport], temperature: f32) -> Action {
-        let most_visited = candidates
-            .iter()
-            .max_by(|a, b| {
-                a.visits
-                    .cmp(&b.visits)
-                    .then((a.wdl[0] - a.wdl[2]).total_cmp(&(b.wdl[0] - b.wdl[2])))
-            })
-            .expect("candidates");
+        let most_visited = most_visited(candidates);
         if temperature <= 1e-3 || most_visited.visits == 0 {
             return most_visited.action;
         }
@@ -757,7 +750,30 @@ fn lower_confidence_bound_choice(candidates: &[&ChildReport]) -> Action {
         .iter()
         .filter(|c| c.visits as f32 >= threshold || c.proof.is_some())
         .max_by(|a, b| bound(a).total_cmp(&bound(b)))
-        .or_else(|| candidates.iter().max_by_key(|c| c.visits))
-        .expect("candidates")
+        .copied()
+        .unwrap_or_else(|| most_visited(candidates))
         .action
+}
+
+/// The most visited move; among equally visited ones the best valued if
+/// they were visited, else the one of highest prior (with a single
+/// simulation no move is visited: the choice is the network's own).
+fn most_visited<'a>(candidates: &[&'a ChildReport]) -> &'a ChildReport {
+    candidates
+        .iter()
+        .copied()
+        .max_by(|a, b| {
+            let value = |c: &ChildReport| {
+                if c.visits > 0 || c.proof.is_some() {
+                    c.wdl[0] - c.wdl[2]
+                } else {
+                    0.0
+                }
+            };
+            a.visits
+                .cmp(&b.visits)
+                .then(value(a).total_cmp(&value(b)))
+                .then(a.prior.total_cmp(&b.prior))
+        })
+        .expect("candidates")
 }

@@ -15,6 +15,10 @@
 use grandmaitre_engine::Player;
 use serde::{Deserialize, Serialize};
 
+pub mod games;
+pub mod measure;
+pub mod records;
+
 /// Probabilities are kept at least this far from 0 before taking logs, so
 /// that a proven result stays (almost) certain and logs stay finite.
 pub const PROBABILITY_FLOOR: f64 = 1e-6;

@@ -359,4 +359,11 @@ impl Game for Havannah {
     fn render(&self, state: &Position) -> String {
         board_text::render(self, state)
     }
+
+    fn player_name(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "white",
+            Player::Second => "black",
+        }
+    }
 }

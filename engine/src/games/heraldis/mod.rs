@@ -433,6 +433,13 @@ impl Game for Heraldis {
         board_text::render(self, state)
     }
 
+    fn player_name(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "light",
+            Player::Second => "dark",
+        }
+    }
+
     /// Counts the move sequences of length `depth` (bulk-counting the last
     /// ply from the legal-move mask).
     fn perft(&self, position: &Position, depth: u32) -> u64 {

@@ -6,11 +6,14 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use super::*;
+use crate::bar::BAR_SIMULATIONS;
+use crate::calibration::Calibration;
+use crate::calibration::measure::{Fitted, bar_predictions, bootstrap, network_predictions};
 
 /// The header and the first 100 games of a shipped file (enough games
 /// of one result for its curves to be fitted).
 fn shipped() -> String {
-    let text = include_str!("../../checkpoints/heraldis/calibration-games/seed-1.jsonl");
+    let text = include_str!("../../../checkpoints/heraldis/calibration-games/seed-1.jsonl");
     text.lines().take(101).collect::<Vec<_>>().join("\n")
 }
 
@@ -167,14 +170,14 @@ fn damaged(text: &str, edits: &[Edit]) -> String {
 /// Fails unless `text` reads as consistent games or gets a one-line
 /// error; returns the games.
 fn check(text: &str) -> Result<Option<Vec<Played>>, TestCaseError> {
-    match parse_records(text, Path::new("games.jsonl"), "heraldis") {
+    match parse_records(text, Path::new("games.jsonl"), "heraldis", BAR_SIMULATIONS) {
         Ok((header, games)) => {
             prop_assert_eq!(header.game.as_str(), "heraldis");
             prop_assert!(games.len() >= 4);
             Ok(Some(games))
         }
         Err(error) => {
-            let message = format!("{error:#}");
+            let message = error;
             prop_assert!(message.len() > "games.jsonl: ".len(), "{message:?}");
             prop_assert!(!message.contains(LINE_BREAKS), "not one line: {message:?}");
             Ok(None)
@@ -233,8 +236,13 @@ proptest! {
 
 #[test]
 fn the_shipped_records_read() {
-    let (_, games) =
-        parse_records(&shipped(), Path::new("seed-1.jsonl"), "heraldis").expect("records");
+    let (_, games) = parse_records(
+        &shipped(),
+        Path::new("seed-1.jsonl"),
+        "heraldis",
+        BAR_SIMULATIONS,
+    )
+    .expect("records");
     assert_eq!(games.len(), 100);
 }
 
@@ -243,10 +251,7 @@ fn a_probability_beyond_one_is_refused() {
     // 1e39 reads as an infinite probability: it was accepted, and fitted
     // as if it were a probability of almost nothing.
     let text = shipped().replacen("[0.5309036,", "[1e39,", 1);
-    let error =
-        parse_records(&text, Path::new("games.jsonl"), "heraldis").expect_err("out of range");
-    assert_eq!(
-        format!("{error:#}"),
-        "games.jsonl:2: inconsistent game record"
-    );
+    let error = parse_records(&text, Path::new("games.jsonl"), "heraldis", BAR_SIMULATIONS)
+        .expect_err("out of range");
+    assert_eq!(error, "games.jsonl:2: inconsistent game record");
 }

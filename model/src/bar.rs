@@ -1,0 +1,102 @@
+//! The win-probability bar above the board: P(first player wins), P(draw),
+//! P(second player wins), from the network with a small search
+//! ([`BAR_SIMULATIONS`]), calibrated by the checkpoint's calibration when it
+//! has one (`grandmaitre calibrate`). Defined once here; `winprob`, the
+//! engine protocol's `gm-winprob` and the headline of `advise` all show
+//! this number. A search of another budget is never put through this
+//! calibration: its value is shown raw, and labelled as the search's.
+
+use grandmaitre_engine::search::{Evaluator, Search, SearchConfig, SearchResult};
+use grandmaitre_engine::{Game, Outcome, Player};
+
+use crate::calibration::Calibration;
+
+/// Simulations of the bar's search.
+pub const BAR_SIMULATIONS: u32 = 64;
+
+/// The bar: P(first player wins), P(draw), P(second player wins), from the
+/// network with the bar's search, calibrated when a calibration is given
+/// (and fitted for this search). A finished game shows its result.
+pub fn bar<G: Game, E: Evaluator<G>>(
+    game: &G,
+    state: &G::State,
+    evaluator: &E,
+    calibration: Option<&Calibration>,
+) -> [f32; 3] {
+    let (side, wdl) = match game.outcome(state) {
+        Some(outcome) => (game.current_player(state), exact(outcome)),
+        None => {
+            let result = bar_search(game, state, evaluator);
+            let calibration = calibration.filter(|c| c.simulations == BAR_SIMULATIONS);
+            (result.side, shown_wdl(&result, calibration))
+        }
+    };
+    for_first_player(side, wdl)
+}
+
+/// The bar's search, uncalibrated (what `calibrate` fits).
+pub fn bar_search<G: Game, E: Evaluator<G>>(
+    game: &G,
+    state: &G::State,
+    evaluator: &E,
+) -> SearchResult {
+    let config = SearchConfig {
+        simulations: BAR_SIMULATIONS,
+        ..SearchConfig::default()
+    };
+    Search::new(game.clone(), state.clone(), config, 0).run(evaluator)
+}
+
+/// The win/draw/loss of a search for its side to move: a proven result
+/// exactly, else the search's mean, calibrated when a calibration is given.
+pub fn shown_wdl(result: &SearchResult, calibration: Option<&Calibration>) -> [f32; 3] {
+    match result.proof {
+        Some(outcome) => exact(outcome),
+        None => match calibration {
+            // The calibration speaks of the first player; the result of
+            // the side to move (`for_first_player` turns both ways).
+            Some(calibration) => for_first_player(
+                result.side,
+                calibration.apply(for_first_player(result.side, result.wdl), result.side),
+            ),
+            None => result.wdl,
+        },
+    }
+}
+
+/// The one-hot win/draw/loss of `outcome`.
+pub fn exact(outcome: Outcome) -> [f32; 3] {
+    match outcome {
+        Outcome::Win => [1.0, 0.0, 0.0],
+        Outcome::Draw => [0.0, 1.0, 0.0],
+        Outcome::Loss => [0.0, 0.0, 1.0],
+    }
+}
+
+/// `wdl` of `side` as P(first player wins), P(draw), P(second wins).
+pub fn for_first_player(side: Player, wdl: [f32; 3]) -> [f32; 3] {
+    match side {
+        Player::First => wdl,
+        Player::Second => [wdl[2], wdl[1], wdl[0]],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grandmaitre_engine::heraldis::Heraldis;
+    use grandmaitre_engine::search::UniformEvaluator;
+
+    #[test]
+    fn the_bar_of_a_won_position_is_certain_and_seen_from_the_first_player() {
+        let game = Heraldis::default();
+        // Light to move wins at d2 (a2 b2 c2 d2), whatever Dark threatens.
+        let state = game.parse_state("5/5/5/LLL2/DDD2 l - 6").expect("position");
+        assert_eq!(bar(&game, &state, &UniformEvaluator, None), [1.0, 0.0, 0.0]);
+        // Dark to move, Light's line already complete: seen from Light.
+        let over = game
+            .parse_state("5/5/5/LLLL1/DDD2 d - 7")
+            .expect("position");
+        assert_eq!(bar(&game, &over, &UniformEvaluator, None), [1.0, 0.0, 0.0]);
+    }
+}

@@ -1,0 +1,175 @@
+//! The records of calibration games (`calibrate --games-out`, read back by
+//! `--games-in`): JSON lines, a header then one game per line.
+
+use std::path::Path;
+
+use grandmaitre_engine::game::OneLine;
+use serde::{Deserialize, Serialize};
+
+/// The bar at every position of one game, and how the game ended (a line
+/// of a records file).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Played {
+    /// P(first player wins), P(draw), P(second player wins) of the bar,
+    /// before calibration.
+    pub predictions: Vec<[f32; 3]>,
+    /// The same from the network alone, without search.
+    pub network: Vec<[f32; 3]>,
+    /// Who was to move at each position: 0 the first player, 1 the second.
+    pub sides: Vec<u8>,
+    /// 0 the first player won, 1 draw, 2 the second player won.
+    pub result: usize,
+}
+
+/// The first line of a records file: how its games were played.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordsHeader {
+    /// [`RECORDS_FORMAT`].
+    pub format: String,
+    /// The game's name.
+    pub game: String,
+    /// The game's rules parameters, if not the default ones.
+    pub layout: Option<String>,
+    /// The model that played.
+    pub model: String,
+    /// The level of the games.
+    pub level: u32,
+    /// Simulations of that level.
+    pub advice_simulations: u32,
+    /// Simulations of the bar recorded.
+    pub bar_simulations: u32,
+    /// Random plies of each opening are drawn between 1 and this.
+    pub opening_plies: u32,
+    /// Seed of the openings.
+    pub seed: u64,
+}
+
+/// The format line of records files.
+pub const RECORDS_FORMAT: &str = "grandmaitre calibration games 1";
+
+/// The header and games of the records file `path`: games of `game`, with
+/// `bar_simulations` in the bar, every record consistent.
+pub fn read_records(
+    path: &Path,
+    game: &str,
+    bar_simulations: u32,
+) -> Result<(RecordsHeader, Vec<Played>), String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    parse_records(&text, path, game, bar_simulations)
+}
+
+/// [`read_records`] on the text of the file `path`.
+pub fn parse_records(
+    text: &str,
+    path: &Path,
+    game: &str,
+    bar_simulations: u32,
+) -> Result<(RecordsHeader, Vec<Played>), String> {
+    let mut lines = text.lines().enumerate();
+    let header: RecordsHeader = match lines.next() {
+        Some((_, line)) => serde_json::from_str(line)
+            .ok()
+            .filter(|h: &RecordsHeader| h.format == RECORDS_FORMAT)
+            .ok_or_else(|| format!("{}: not a calibrate --games-out file", path.display()))?,
+        None => return Err(format!("{}: empty file", path.display())),
+    };
+    if header.game != game {
+        return Err(format!(
+            "{}: the games are {} games, not {game} ones",
+            path.display(),
+            OneLine(&header.game)
+        ));
+    }
+    if header.bar_simulations != bar_simulations {
+        return Err(format!(
+            "{}: the bar had {} simulations there, {bar_simulations} now",
+            path.display(),
+            header.bar_simulations
+        ));
+    }
+    let mut games = Vec::new();
+    for (number, line) in lines {
+        let played: Played = serde_json::from_str(line)
+            .map_err(|e| format!("{}:{}: bad game record: {e}", path.display(), number + 1))?;
+        let positions = played.predictions.len();
+        if played.network.len() != positions
+            || played.sides.len() != positions
+            || played.result > 2
+            || played.sides.iter().any(|&s| s > 1)
+            || played
+                .predictions
+                .iter()
+                .chain(&played.network)
+                .flatten()
+                .any(|p| !(0.0..=1.0).contains(p))
+        {
+            return Err(format!(
+                "{}:{}: inconsistent game record",
+                path.display(),
+                number + 1
+            ));
+        }
+        games.push(played);
+    }
+    if games.len() < 4 {
+        return Err(format!(
+            "{}: {} games, at least 4 needed",
+            path.display(),
+            games.len()
+        ));
+    }
+    Ok((header, games))
+}
+
+/// The text of a records file: the header, then a game per line.
+pub fn records_text(header: &RecordsHeader, games: &[Played]) -> String {
+    let mut text = serde_json::to_string(header).expect("a header serialises");
+    for game in games {
+        text.push('\n');
+        text.push_str(&serde_json::to_string(game).expect("a record serialises"));
+    }
+    text.push('\n');
+    text
+}
+
+/// The games of several records files, which must have been played alike
+/// with different seeds: the first file's header, and each file's seed and
+/// games.
+pub fn pool_records<P: AsRef<Path>>(
+    files: &[P],
+    game: &str,
+    bar_simulations: u32,
+) -> Result<(RecordsHeader, Vec<(u64, Vec<Played>)>), String> {
+    let first_path = files.first().ok_or("no records file")?.as_ref();
+    let (first, played) = read_records(first_path, game, bar_simulations)?;
+    let mut pooled = vec![(first.seed, played)];
+    for file in &files[1..] {
+        let file = file.as_ref();
+        let (header, games) = read_records(file, game, bar_simulations)?;
+        let seed = header.seed;
+        let alike = RecordsHeader {
+            seed: first.seed,
+            ..header
+        };
+        if alike != first {
+            return Err(format!(
+                "{} was not played like {} (model, level, layout or openings differ)",
+                file.display(),
+                first_path.display()
+            ));
+        }
+        if pooled.iter().any(|(s, _)| *s == seed) {
+            return Err(format!(
+                "{} repeats seed {seed}: its games are already pooled",
+                file.display()
+            ));
+        }
+        pooled.push((seed, games));
+    }
+    Ok((first, pooled))
+}
+
+#[cfg(test)]
+#[path = "records_tests.rs"]
+mod tests;

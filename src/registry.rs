@@ -1,0 +1,273 @@
+//! The games the program plays: one entry per game, and the one dispatch
+//! through which every command reaches a game.
+//!
+//! An entry says what the engine's [`Game`] trait does not: the game's
+//! name on the command line, how `--rules` reads its parameters, the
+//! shipped model compiled into the program, the players that rate a
+//! training run, the baselines it has, and how its export describes the
+//! network's input and output. Adding a game is its engine module
+//! (`engine/src/games/`), an `impl Registered` below, and its type in the
+//! [`registry!`] line at the end of this file.
+
+use anyhow::Result;
+use grandmaitre_engine::agent::Agent;
+use grandmaitre_engine::havannah::{self, Havannah};
+use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;
+use grandmaitre_engine::heraldis::{self, Heraldis, Layout};
+use grandmaitre_engine::{Game, Player};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+/// A checkpoint compiled into the program: its two files' contents.
+#[derive(Clone, Copy, Debug)]
+pub struct ShippedModel {
+    /// `checkpoint.json`.
+    pub metadata: &'static str,
+    /// `weights.bpk`.
+    pub weights: &'static [u8],
+}
+
+/// How an export describes the network's input and output, for a runtime
+/// that encodes positions itself.
+#[derive(Clone, Debug)]
+pub struct ExportNotes {
+    /// The game's rules parameters, as `--rules` reads them.
+    pub rules: String,
+    /// The rules again, field by field, for the game's runtime.
+    pub fields: Vec<(&'static str, serde_json::Value)>,
+    /// How a cell of the board maps to an offset within a plane.
+    pub cell_index: String,
+    /// One name per input plane.
+    pub planes: Vec<&'static str>,
+    /// How actions are numbered.
+    pub actions: String,
+    /// A JavaScript module that encodes positions and runs the model in the
+    /// game's app (file name, contents), if the game has one.
+    pub module: Option<(&'static str, &'static str)>,
+}
+
+/// What the command line needs of a game beyond its rules.
+pub trait Registered: Game + 'static {
+    /// The name accepted by `--game` and the engine protocol's `gm-game`.
+    const NAME: &'static str;
+
+    /// What `--rules` accepts for this game, for the help.
+    const RULES_HELP: &'static str;
+
+    /// The shipped model, compiled into the program, if the game has one.
+    const SHIPPED: Option<ShippedModel>;
+
+    /// Default fixed opponents of a training run's ratings (`arena` player
+    /// specs this game can play).
+    const ANCHORS: &'static [&'static str];
+
+    /// The game under the rules `text` names (`--rules`).
+    fn with_rules(text: &str) -> Result<Self>;
+
+    /// The same rules on a random board drawn from `seed` (a random layout
+    /// for Heraldis), for games whose board varies.
+    fn random_board(&self, _seed: u64) -> Option<Self> {
+        None
+    }
+
+    /// The game's alpha-beta baseline at `depth`, if it has one.
+    fn alphabeta(_depth: u32, _seed: u64) -> Option<Box<dyn Agent<Self>>> {
+        None
+    }
+
+    /// OpenSpiel's name of the same game (with its parameters), when
+    /// OpenSpiel has it with the same action ids.
+    fn openspiel_game(&self) -> Option<String> {
+        None
+    }
+
+    /// How the export describes this game's encoding and actions.
+    fn export_notes(&self) -> ExportNotes;
+}
+
+impl Registered for Heraldis {
+    const NAME: &'static str = "heraldis";
+    const RULES_HELP: &'static str = "heraldis: a layout — `default`, `random:SEED`, or 25 tokens in the rules' notation (rank 5 first, ranks separated by `/`) — optionally followed by `| PLY_LIMIT`";
+    const SHIPPED: Option<ShippedModel> = Some(ShippedModel {
+        metadata: include_str!("../checkpoints/heraldis/checkpoint.json"),
+        weights: include_bytes!("../checkpoints/heraldis/weights.bpk"),
+    });
+    const ANCHORS: &'static [&'static str] = &["alphabeta:depth=4", "rollout:sims=10000"];
+
+    fn with_rules(text: &str) -> Result<Self> {
+        Ok(if text.contains('|') {
+            Heraldis::with_parameters(text)?
+        } else {
+            Heraldis::new(Layout::from_spec(text)?)
+        })
+    }
+
+    fn random_board(&self, seed: u64) -> Option<Self> {
+        let layout = Layout::random(&mut StdRng::seed_from_u64(seed));
+        Some(Heraldis::with_ply_limit(layout, self.ply_limit()))
+    }
+
+    fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(AlphaBetaAgent::new(depth, seed)))
+    }
+
+    fn export_notes(&self) -> ExportNotes {
+        ExportNotes {
+            rules: self.layout().to_string(),
+            fields: vec![
+                ("layout", self.layout().to_string().into()),
+                ("ply_limit", self.ply_limit().into()),
+            ],
+            cell_index: "5 × (rank − 1) + file: a1 = 0, b1 = 1, …, e5 = 24; planes are plane-major, each 25 values".to_string(),
+            planes: heraldis::PLANE_NAMES.to_vec(),
+            actions: "0..24 are the cells (5 × (rank − 1) + file: a1 = 0, …, e5 = 24), placing or capturing there; 25 is pass".to_string(),
+            module: Some(("heraldis.js", include_str!("../web/heraldis.js"))),
+        }
+    }
+}
+
+impl Registered for Havannah {
+    const NAME: &'static str = "havannah";
+    const RULES_HELP: &'static str = "havannah: `base=N swap=0|1` (base 2 to 10, default 8; swap default 1), either may be left out";
+    const SHIPPED: Option<ShippedModel> = Some(ShippedModel {
+        metadata: include_str!("../checkpoints/havannah/checkpoint.json"),
+        weights: include_bytes!("../checkpoints/havannah/weights.bpk"),
+    });
+    const ANCHORS: &'static [&'static str] = &["rollout:sims=1000"];
+
+    fn with_rules(text: &str) -> Result<Self> {
+        Ok(Havannah::with_parameters(text)?)
+    }
+
+    fn openspiel_game(&self) -> Option<String> {
+        Some(format!(
+            "havannah(board_size={},swap={})",
+            self.base(),
+            if self.swap() { "True" } else { "False" }
+        ))
+    }
+
+    fn export_notes(&self) -> ExportNotes {
+        let side = 2 * self.base() - 1;
+        ExportNotes {
+            rules: self.parameters(),
+            fields: vec![("base", self.base().into()), ("swap", self.swap().into())],
+            cell_index: format!(
+                "cell (x, y) of the {side} × {side} grid (on the board when |x − y| < {base}; named by the letter a + x then y + 1) is at offset y × {side} + x; planes are plane-major, each {area} values",
+                base = self.base(),
+                area = side * side
+            ),
+            planes: havannah::PLANE_NAMES.to_vec(),
+            actions: format!(
+                "the action of a cell is its offset, y × {side} + x (OpenSpiel's ids); with swap, the second player takes over the first stone by playing on its cell"
+            ),
+            module: None,
+        }
+    }
+}
+
+/// Work to do on a game, whatever the game.
+pub trait GameTask {
+    /// Runs on `game`.
+    fn run<G: Registered>(self, game: G) -> Result<()>;
+}
+
+/// The game `name` under the rules `rules` (its default rules without).
+fn game_with_rules<G: Registered>(rules: Option<&str>) -> Result<G> {
+    match rules {
+        Some(text) => G::with_rules(text),
+        None => Ok(G::default()),
+    }
+}
+
+/// Lists the games: their names, and the dispatch over them.
+macro_rules! registry {
+    ($($game:ty),+ $(,)?) => {
+        /// The names `--game` and the engine protocol's `gm-game` accept.
+        pub const GAME_NAMES: &[&str] = &[$(<$game as Registered>::NAME),+];
+
+        /// What `--rules` accepts, game by game.
+        pub const RULES_HELPS: &[&str] = &[$(<$game as Registered>::RULES_HELP),+];
+
+        /// Runs `task` on the game `name` under `rules`: the one place that
+        /// turns a game's name into its type.
+        pub fn dispatch(name: &str, rules: Option<&str>, task: impl GameTask) -> Result<()> {
+            $(
+                if name == <$game as Registered>::NAME {
+                    return task.run(game_with_rules::<$game>(rules)?);
+                }
+            )+
+            anyhow::bail!(
+                "unknown game '{}': expected {}",
+                grandmaitre_engine::game::OneLine(name),
+                GAME_NAMES.join(", ")
+            )
+        }
+    };
+}
+
+registry!(Heraldis, Havannah);
+
+/// The help of `--rules`: each game's parameters.
+pub fn rules_help() -> String {
+    format!(
+        "The game's rules parameters (default: the game's default rules). {}",
+        RULES_HELPS.join("; ")
+    )
+}
+
+/// `P(<first> wins)`-style names of the three outcomes of `game`, from the
+/// first player's side: "light wins", "draw", "dark wins".
+pub fn outcome_names<G: Game>(game: &G) -> [String; 3] {
+    [
+        format!("{} wins", game.player_name(Player::First)),
+        "draw".to_string(),
+        format!("{} wins", game.player_name(Player::Second)),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Check;
+
+    impl GameTask for Check {
+        fn run<G: Registered>(self, game: G) -> Result<()> {
+            // The registered name is the game's own.
+            assert_eq!(game.spec().name, G::NAME);
+            // The default anchors are players of this game.
+            for anchor in G::ANCHORS {
+                crate::players::PlayerSpec::parse(anchor)?.prepare(&game)?;
+            }
+            // The shipped model loads for this game.
+            if G::SHIPPED.is_some() {
+                crate::players::ModelChoice::Shipped.load(&game)?;
+            }
+            // The rules read back from their own text.
+            let notes = game.export_notes();
+            assert_eq!(G::with_rules(&notes.rules)?.parameters(), game.parameters());
+            assert_eq!(
+                G::with_rules(&game.parameters())?.parameters(),
+                game.parameters()
+            );
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_game_is_consistent_with_its_entry() {
+        for name in GAME_NAMES {
+            dispatch(name, None, Check).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        }
+    }
+
+    #[test]
+    fn an_unknown_game_is_named_with_the_known_ones() {
+        let error = dispatch("chess", None, Check).expect_err("unknown");
+        assert_eq!(
+            error.to_string(),
+            "unknown game 'chess': expected heraldis, havannah"
+        );
+    }
+}
