@@ -224,9 +224,15 @@ pub struct CalibrateArgs {
     /// The level whose games are played (default 10, the advice).
     #[arg(long, default_value_t = 10, allow_negative_numbers = true)]
     pub level: u32,
-    /// Random plies of each opening are drawn between 1 and this.
-    #[arg(long, default_value_t = 4, allow_negative_numbers = true)]
+    /// Random plies of each opening are drawn between 0 and this; only
+    /// the positions after them are recorded.
+    #[arg(long, default_value_t = 6, allow_negative_numbers = true)]
     pub opening_plies: u32,
+    /// Who plays: `self` (--level against itself, its random moves left
+    /// out) or `mixed` (pairs of levels such as 10 v 5 and 7 v 3, as the
+    /// app's players meet them, random moves included, colours swapped).
+    #[arg(long, default_value = "self")]
+    pub pairing: String,
     /// Seed of the openings and of the split.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub seed: u64,

@@ -1,22 +1,27 @@
 //! `grandmaitre calibrate`: fits the bar's calibration on engine games and
 //! measures it on held-out ones.
 //!
-//! The engine plays itself at the advice level (10, or `--level`) from
-//! random openings (1 to `--opening-plies` random plies, no noise
-//! afterwards). At every position the bar's search (network +
+//! The engine plays from random openings (0 to `--opening-plies` random
+//! plies; only the positions after them count: the bar predicts play, not
+//! dice), either one level against itself (`--pairing self`, level 10 or
+//! `--level`, without random moves) or pairs of levels as the app's
+//! players meet them (`--pairing mixed`: 10 v 5, 7 v 3, …, random moves
+//! included). At every position the bar's search (network +
 //! [`BAR_SIMULATIONS`]) gives the uncalibrated P(first player wins),
 //! P(draw), P(second player wins); the game's result is the label. Games
 //! are split in two halves by a seeded shuffle: one fits the temperature
-//! by log-likelihood, then a monotone curve per outcome (isotonic
-//! regression), for positions where the first player is to move and for
-//! those where the second is; the other measures expected calibration
-//! error (15 bins, per outcome), Brier score and log-loss raw, after the
-//! temperature, and after both, with 95 % intervals from a bootstrap over
-//! whole games (positions of one game are correlated). The network's own
-//! win/draw/loss (no search, what an embedding that runs only the network
-//! shows) gets its own fit. The fitting, the metrics, the records and the
-//! games are the model crate's (`grandmaitre_model::calibration`); this
-//! command plays, prints and stores.
+//! by log-likelihood, then curves per outcome whose kind (none, isotonic
+//! blocks per side to move, or Platt scaling from the side to move's view)
+//! is chosen by log-loss on a quarter of the fitting games; the other half
+//! measures expected calibration error (15 bins, per outcome), Brier score
+//! and log-loss raw, after the temperature, and after both, with 95 %
+//! intervals from a bootstrap over whole games (positions of one game are
+//! correlated), for all held-out games and for each population (self-play,
+//! mixed levels), and how steady the bar is from ply to ply. The network's
+//! own win/draw/loss (no search, what an embedding that runs only the
+//! network shows) gets its own fit. The fitting, the metrics, the records
+//! and the games are the model crate's (`grandmaitre_model::calibration`);
+//! this command plays, prints and stores.
 //!
 //! `--games-out` keeps the games' records; `--games-in` refits on them
 //! without playing.
@@ -30,10 +35,10 @@ use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::Evaluator;
 use grandmaitre_engine::{Game, Player};
 use grandmaitre_model::bar::BAR_SIMULATIONS;
-use grandmaitre_model::calibration::games::{GameSettings, play};
+use grandmaitre_model::calibration::games::{GameSettings, MIXED_LEVELS, Pairing, play};
 use grandmaitre_model::calibration::measure::{
-    BINS, BOOTSTRAP_SAMPLES, Fitted, Metrics, bar_predictions, bootstrap, flatten,
-    network_predictions,
+    self, BINS, BOOTSTRAP_SAMPLES, Fitted, Metrics, bar_predictions, bootstrap, flatten,
+    network_predictions, steadiness,
 };
 use grandmaitre_model::calibration::records::{
     Played, RECORDS_FORMAT, RecordsHeader, pool_records, records_text,
@@ -61,9 +66,6 @@ const MIN_PLOTTED_POSITIONS: usize = 20;
 pub fn run(args: CalibrateArgs) -> Result<()> {
     if args.games < 4 {
         bail!("--games must be at least 4 (half fit, half measure)");
-    }
-    if args.opening_plies == 0 {
-        bail!("--opening-plies must be at least 1");
     }
     let model = ModelChoice::from_arg(args.model.as_deref());
     if model == ModelChoice::Shipped && !(args.dry_run && args.report.is_some()) {
@@ -96,13 +98,22 @@ impl GameTask for Calibrate {
             // Only playing needs the network; a refit reads the games.
             let evaluator = self.model.load(game)?.evaluator;
             let level = Level::get(args.level).map_err(anyhow::Error::msg)?;
-            let played = play_games(game, &evaluator, &level, args)?;
+            let pairing = match args.pairing.as_str() {
+                "self" => Pairing::SelfPlay(level),
+                "mixed" => Pairing::Mixed,
+                other => bail!("invalid --pairing '{other}': expected self or mixed"),
+            };
+            let played = play_games(game, &evaluator, pairing, args)?;
             let header = RecordsHeader {
                 format: RECORDS_FORMAT.to_string(),
                 game: G::NAME.to_string(),
                 layout: args.rules.clone(),
                 model: model_name.clone(),
-                level: level.number,
+                level: match pairing {
+                    Pairing::SelfPlay(level) => level.number,
+                    Pairing::Mixed => MIXED_LEVELS.iter().flatten().copied().max().unwrap_or(10),
+                },
+                pairing: Some(args.pairing.clone()),
                 advice_simulations: level.simulations,
                 bar_simulations: BAR_SIMULATIONS,
                 opening_plies: args.opening_plies,
@@ -154,6 +165,8 @@ impl GameTask for Calibrate {
         let network_stages = network.measure(&test, network_predictions);
         let intervals = bootstrap(&bar, &test, header.seed);
         let [before, _, after] = &stages;
+        let [raw_stage, _, full_stage] = bar.stages();
+        let steady = [raw_stage, full_stage].map(|stage| steadiness(&test, stage, bar_predictions));
 
         let report_directory = match (&args.report, &self.model) {
             (Some(report), _) => report.clone(),
@@ -186,10 +199,64 @@ impl GameTask for Calibrate {
             }
             table.push('\n');
         }
+        let mut pairings: Vec<String> = fit
+            .iter()
+            .chain(&test)
+            .map(|game| match game.levels {
+                Some([a, b]) if a != b => format!(
+                    "mixed levels ({})",
+                    MIXED_LEVELS
+                        .iter()
+                        .map(|[a, b]| format!("{a} v {b}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Some([level, _]) => format!("level {level} against itself"),
+                None => format!("level {} against itself", header.level),
+            })
+            .collect();
+        pairings.sort();
+        pairings.dedup();
+        let players = pairings.join(" and ");
+        let first_ply = if header.pairing.is_some() { 0 } else { 1 };
+        let _ = writeln!(
+            table,
+            "\n| population (held-out games) | games | positions | worst-outcome ECE before | after | Brier before → after | log-loss before → after |"
+        );
+        let _ = writeln!(table, "|---|---|---|---|---|---|---|");
+        let mut populations: Vec<&str> = test.iter().map(|g| g.population()).collect();
+        populations.sort_unstable();
+        populations.dedup();
+        for population in populations {
+            let games: Vec<&Played> = test
+                .iter()
+                .copied()
+                .filter(|g| g.population() == population)
+                .collect();
+            let [raw, _, fitted] = bar.measure(&games, bar_predictions);
+            let interval = bootstrap(&bar, &games, header.seed);
+            let [[low0, high0], _, [low2, high2]] = interval[3];
+            let _ = writeln!(
+                table,
+                "| {population} | {} | {} | {:.4} [{low0:.4}, {high0:.4}] | {:.4} [{low2:.4}, {high2:.4}] | {:.4} → {:.4} | {:.4} → {:.4} |",
+                games.len(),
+                positions(&games),
+                raw.worst_ece(),
+                fitted.worst_ece(),
+                raw.brier,
+                fitted.brier,
+                raw.log_loss,
+                fitted.log_loss
+            );
+        }
         let summary = format!(
             "model {}\n{} games ({} positions fit the calibration, {} held-out games with {} positions measure it), \
-             level {} ({} simulations), bar {} simulations, openings of 1–{} random plies, {}\n\
-             temperature T = {:.4}, then curves (knots per outcome, 0: unchanged) {}\n\
+             {players}, bar {} simulations, openings of {first_ply}–{} random plies (positions after them only), {}\n\
+             temperature T = {:.4}, then {} (chosen on a quarter of the fitting games by log-loss, \
+             a smooth map unless blocks are better by over 1 %: \
+             temperature only {:.4}, isotonic {:.4}, Platt {:.4}, Platt by side {:.4}); knots per outcome {}\n\
+             steadiness on the held-out games, raw → calibrated: mean |change| per ply {:.4} → {:.4}, \
+             parity swing {:+.4} ± {:.4} → {:+.4} ± {:.4}, distinct values {} → {} of {} positions\n\
              network alone (no search): T = {:.4}, worst-outcome ECE {:.4} → {:.4} (T) → {:.4} (T and curves), \
              log-loss {:.4} → {:.4} → {:.4}\n",
             model_name,
@@ -197,13 +264,25 @@ impl GameTask for Calibrate {
             positions(&fit),
             test.len(),
             positions(&test),
-            header.level,
-            header.advice_simulations,
             BAR_SIMULATIONS,
             header.opening_plies,
             seeds,
             bar.temperature,
+            bar.kind.name(),
+            bar.validation[0],
+            bar.validation[1],
+            bar.validation[2],
+            bar.validation[3],
             bar.knots(first, second),
+            steady[0].mean_change,
+            steady[1].mean_change,
+            steady[0].parity,
+            steady[0].parity_error,
+            steady[1].parity,
+            steady[1].parity_error,
+            steady[0].distinct,
+            steady[1].distinct,
+            steady[1].positions,
             network.temperature,
             network_stages[0].worst_ece(),
             network_stages[1].worst_ece(),
@@ -216,8 +295,10 @@ impl GameTask for Calibrate {
             "# Calibration of the win-probability bar\n\n```\n{}```\n\n{table}\n\
              ECE: expected calibration error over {BINS} equal-width bins of the predicted \
              probability of each outcome; intervals: 95 %, bootstrap over {BOOTSTRAP_SAMPLES} \
-             resamples of the held-out games. Reliability diagram: `reliability.png` \
-             (bins of fewer than {MIN_PLOTTED_POSITIONS} positions left out).\n",
+             resamples of the held-out games. Reliability diagrams: `reliability.png`, and per \
+             side to move `reliability-by-side.png` (bins of fewer than {MIN_PLOTTED_POSITIONS} \
+             positions left out). Parity swing: the bar where {first} is to move less the mean \
+             of its two neighbours.\n",
             summary.replace("model ", "grandmaitre calibrate on ")
         );
         write_atomically(
@@ -240,8 +321,18 @@ impl GameTask for Calibrate {
             "level": header.level,
             "advice_simulations": header.advice_simulations,
             "bar_simulations": BAR_SIMULATIONS,
+            "pairing": header.pairing,
             "temperature": bar.temperature,
+            "curve_kind": bar.kind.name(),
+            "validation_log_loss": bar.validation,
             "curves": bar.curves,
+            "steadiness": steady.map(|s| json!({
+                "mean_change": s.mean_change,
+                "parity": s.parity,
+                "parity_error": s.parity_error,
+                "distinct": s.distinct,
+                "positions": s.positions,
+            })),
             "network_temperature": network.temperature,
             "network_curves": network.curves,
             "before": metrics_json(&stages[0]),
@@ -258,7 +349,6 @@ impl GameTask for Calibrate {
             &report_directory.join("calibration.json"),
             format!("{report:#}\n").as_bytes(),
         )?;
-        let [raw_stage, _, full_stage] = bar.stages();
         let (test_before, test_outcomes) = flatten(&test, raw_stage, bar_predictions);
         let (test_after, _) = flatten(&test, full_stage, bar_predictions);
         let bins = |predictions: &[[f64; 3]], class: usize| {
@@ -280,23 +370,53 @@ impl GameTask for Calibrate {
         reliability_diagram(
             &report_directory.join("reliability.png"),
             &format!(
-                "Bar calibration on held-out games (T = {:.3}, then monotone curves)",
-                bar.temperature
+                "Bar calibration on held-out games (T = {:.3}, then {})",
+                bar.temperature,
+                bar.kind.name()
             ),
             &panels,
         )?;
+        // The same, with the positions of each side to move apart.
+        let mut side_panels = Vec::new();
+        for (side, mover) in [first, second].iter().enumerate() {
+            let apart: Vec<usize> = test
+                .iter()
+                .flat_map(|g| g.sides.iter())
+                .enumerate()
+                .filter(|&(_, &s)| usize::from(s) == side)
+                .map(|(index, _)| index)
+                .collect();
+            let pick = |all: &[[f64; 3]]| apart.iter().map(|&i| all[i]).collect::<Vec<_>>();
+            let outcomes: Vec<usize> = apart.iter().map(|&i| test_outcomes[i]).collect();
+            let (before, after) = (pick(&test_before), pick(&test_after));
+            for (class, name) in registry::outcome_names(game).iter().enumerate() {
+                let bins = |predictions: &[[f64; 3]]| {
+                    calibration::reliability(predictions, &outcomes, class, BINS)
+                        .into_iter()
+                        .filter(|b| b.count >= MIN_PLOTTED_POSITIONS)
+                        .map(|b| (b.mean_prediction, b.frequency, b.count))
+                        .collect::<Vec<_>>()
+                };
+                side_panels.push(ReliabilityPanel {
+                    title: format!("{name}, {mover} to move"),
+                    before: bins(&before),
+                    after: bins(&after),
+                });
+            }
+        }
+        reliability_diagram(
+            &report_directory.join("reliability-by-side.png"),
+            "Bar calibration on held-out games, by side to move",
+            &side_panels,
+        )?;
         if let (false, ModelChoice::Directory(path)) = (args.dry_run, &self.model) {
-            let stored = Calibration {
-                temperature: bar.temperature,
-                network_temperature: network.temperature,
-                simulations: BAR_SIMULATIONS,
-                fit_games: fit.len() as u32,
-                test_games: test.len() as u32,
-                ece_before: before.worst_ece(),
-                ece_after: after.worst_ece(),
-                curves: Some(bar.curves.clone()),
-                network_curves: Some(network.curves.clone()),
-            };
+            let stored = measure::calibration(
+                &bar,
+                &network,
+                BAR_SIMULATIONS,
+                [fit.len(), test.len()],
+                [before.worst_ece(), after.worst_ece()],
+            );
             store(path, stored)?;
         }
         print!("{summary}\n{table}");
@@ -343,7 +463,7 @@ fn store(path: &Path, calibration: Calibration) -> Result<()> {
 fn play_games<G: Game, E: Evaluator<G> + Sync>(
     game: &G,
     evaluator: &E,
-    level: &Level,
+    pairing: Pairing,
     args: &CalibrateArgs,
 ) -> Result<Vec<Played>> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -359,7 +479,7 @@ fn play_games<G: Game, E: Evaluator<G> + Sync>(
     );
     progress.enable_steady_tick(Duration::from_millis(500));
     let settings = GameSettings {
-        level: *level,
+        pairing,
         opening_plies: args.opening_plies,
         seed: args.seed,
     };

@@ -1,6 +1,9 @@
-//! The games a calibration is fitted on: the engine against itself at a
-//! level, from random openings, with the bar recorded before every move.
+//! The games a calibration is fitted on, with the bar recorded before
+//! every move after a random opening: the engine against itself at one
+//! level, or levels paired as the app's players meet them (a strong level
+//! against a gentle one, either side first).
 
+use grandmaitre_engine::agent::Agent;
 use grandmaitre_engine::arena::opening_moves;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{Evaluator, Search, SearchConfig};
@@ -11,60 +14,107 @@ use rand::{Rng, SeedableRng};
 use super::records::Played;
 use crate::bar::{bar_search, for_first_player};
 
+/// Level pairs of mixed games (the stronger first; each is played both
+/// ways round).
+pub const MIXED_LEVELS: [[u32; 2]; 8] = [
+    [10, 5],
+    [7, 3],
+    [9, 6],
+    [8, 4],
+    [10, 7],
+    [6, 2],
+    [9, 1],
+    [5, 3],
+];
+
+/// Who plays the calibration games.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pairing {
+    /// One level against itself (its search and move choice; its random
+    /// moves are left out).
+    SelfPlay(Level),
+    /// The pairs of [`MIXED_LEVELS`] in turn, each level as it plays in the
+    /// app (random moves included), colours swapped every other game.
+    Mixed,
+}
+
 /// How calibration games are played.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GameSettings {
-    /// The level of both sides after the opening (its search and move
-    /// choice; its random moves are left out).
-    pub level: Level,
-    /// Random plies of each opening are drawn between 1 and this.
+    /// Who plays.
+    pub pairing: Pairing,
+    /// Random plies of each opening are drawn from 0 to this; only the
+    /// positions after them are recorded (the bar predicts play, not
+    /// dice).
     pub opening_plies: u32,
-    /// Seed of the openings.
+    /// Seed of the openings and of the players.
     pub seed: u64,
 }
 
-/// Game `index`: a random opening, then the engine against itself, the
-/// bar (uncalibrated) and the network's own win/draw/loss recorded before
+impl GameSettings {
+    /// The levels of game `index`: the first player's, the second's.
+    pub fn levels(&self, index: u32) -> [Level; 2] {
+        match self.pairing {
+            Pairing::SelfPlay(level) => [level, level],
+            Pairing::Mixed => {
+                let [strong, gentle] = MIXED_LEVELS[(index as usize / 2) % MIXED_LEVELS.len()]
+                    .map(|n| Level::get(n).expect("a level of the table"));
+                if index % 2 == 0 {
+                    [strong, gentle]
+                } else {
+                    [gentle, strong]
+                }
+            }
+        }
+    }
+}
+
+/// Game `index`: a random opening, then the two levels, the bar
+/// (uncalibrated) and the network's own win/draw/loss recorded before
 /// every move. `None` if no opening could be drawn.
-pub fn play<G: Game, E: Evaluator<G>>(
+pub fn play<G: Game, E: Evaluator<G> + Sync>(
     game: &G,
     evaluator: &E,
     settings: &GameSettings,
     index: u32,
 ) -> Option<Played> {
     let mut rng = SmallRng::seed_from_u64(settings.seed ^ (u64::from(index) << 20) ^ 0x0CA1);
-    let plies = rng.random_range(1..=settings.opening_plies.max(1));
+    let plies = rng.random_range(0..=settings.opening_plies);
     let opening = opening_moves(game, index, plies, settings.seed);
-    if opening.is_empty() {
+    if opening.len() != plies as usize {
         return None;
     }
     let mut state = game.initial_state();
     for &action in &opening {
         game.apply_unchecked(&mut state, action);
     }
-    let mut predictions = Vec::new();
-    let mut network = Vec::new();
+    let levels = settings.levels(index);
+    let seed = settings.seed ^ u64::from(index);
+    let mut agents = levels.map(|level| {
+        let mut setting = level.setting();
+        if matches!(settings.pairing, Pairing::SelfPlay(_)) {
+            setting.noise = 0.0;
+        }
+        setting.agent(evaluator, seed.wrapping_add(u64::from(level.number)))
+    });
     let one = SearchConfig {
         simulations: 1,
         ..SearchConfig::default()
     };
-    let setting = settings.level.setting();
-    let mut search = Search::new(
-        game.clone(),
-        state.clone(),
-        setting.config,
-        u64::from(index),
-    );
+    let mut predictions = Vec::new();
+    let mut network = Vec::new();
     let mut sides = Vec::new();
     while game.outcome(&state).is_none() {
-        sides.push(u8::from(game.current_player(&state) != Player::First));
+        let side = game.current_player(&state);
+        sides.push(u8::from(side != Player::First));
         let bar = bar_search(game, &state, evaluator);
         predictions.push(for_first_player(bar.side, bar.wdl));
         let raw = Search::new(game.clone(), state.clone(), one.clone(), 0).run(evaluator);
         network.push(for_first_player(raw.side, raw.wdl));
-        search.run(evaluator);
-        let action = search.choose_move(setting.choice);
-        search.advance(action);
+        let action = agents[side.index()].select(game, &state);
+        for agent in &mut agents {
+            agent.observe(game, &state, action);
+        }
         game.apply_unchecked(&mut state, action);
     }
     let result = match game.outcome_for(&state, Player::First) {
@@ -77,6 +127,7 @@ pub fn play<G: Game, E: Evaluator<G>>(
         network,
         sides,
         result,
+        levels: Some(levels.map(|level| level.number)),
     })
 }
 
@@ -90,7 +141,7 @@ mod tests {
     fn a_calibration_game_records_every_position_and_its_result() {
         let game = Heraldis::default();
         let settings = GameSettings {
-            level: Level::get(7).expect("level"),
+            pairing: Pairing::SelfPlay(Level::get(7).expect("level")),
             opening_plies: 2,
             seed: 5,
         };
@@ -102,8 +153,27 @@ mod tests {
         // The players alternate (a pass is a move too).
         assert!(played.sides.windows(2).all(|w| w[0] != w[1]));
         assert!(played.result <= 2);
+        assert_eq!(played.levels, Some([7, 7]));
         for p in played.predictions.iter().chain(&played.network) {
             assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{p:?}");
         }
+    }
+
+    #[test]
+    fn mixed_games_pair_levels_both_ways_round() {
+        let settings = GameSettings {
+            pairing: Pairing::Mixed,
+            opening_plies: 0,
+            seed: 1,
+        };
+        let numbers = |index| settings.levels(index).map(|l| l.number);
+        assert_eq!(numbers(0), [10, 5]);
+        assert_eq!(numbers(1), [5, 10]);
+        assert_eq!(numbers(2), [7, 3]);
+        // Without an opening the first recorded position is the start.
+        let game = Heraldis::default();
+        let played = play(&game, &UniformEvaluator, &settings, 2).expect("a game");
+        assert_eq!(played.sides[0], 0);
+        assert_eq!(played.levels, Some([7, 3]));
     }
 }

@@ -14,6 +14,9 @@ pub const BINS: usize = 15;
 pub const MIN_OUTCOME_GAMES: usize = 40;
 /// Resamples of the bootstrap.
 pub const BOOTSTRAP_SAMPLES: usize = 500;
+/// Isotonic blocks are chosen over a smooth map only when their
+/// validation log-loss is lower by more than this fraction.
+pub const SMOOTH_MARGIN: f64 = 0.01;
 
 /// Calibration error, Brier score and log-loss of a set of predictions.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -122,6 +125,42 @@ pub fn flatten(games: &[&Played], stage: Stage, pick: Pick) -> (Vec<[f64; 3]>, V
     (predictions, outcomes)
 }
 
+/// The shape of the curves after the temperature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CurveKind {
+    /// None: the temperature alone.
+    None,
+    /// Isotonic regression per outcome, for each side to move apart (flat
+    /// blocks).
+    Isotonic,
+    /// Platt scaling per outcome from the side to move's point of view
+    /// (one smooth map for both sides: no swing from one ply to the next).
+    Platt,
+    /// The same with one offset per side to move (a smooth map that can
+    /// undo a bias of the network for or against the side to move).
+    PlattBySide,
+}
+
+impl CurveKind {
+    /// Every kind, in the order they are tried.
+    pub const ALL: [CurveKind; 4] = [
+        CurveKind::None,
+        CurveKind::Isotonic,
+        CurveKind::Platt,
+        CurveKind::PlattBySide,
+    ];
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            CurveKind::None => "temperature only",
+            CurveKind::Isotonic => "isotonic blocks per side",
+            CurveKind::Platt => "Platt per outcome, side to move's view",
+            CurveKind::PlattBySide => "Platt per outcome, side to move's view, offset per side",
+        }
+    }
+}
+
 /// A temperature and curves fitted on some games.
 #[derive(Clone, Debug)]
 pub struct Fitted {
@@ -129,32 +168,135 @@ pub struct Fitted {
     pub temperature: f64,
     /// The curves, for the first player to move and for the second.
     pub curves: SideCurves,
+    /// Their shape.
+    pub kind: CurveKind,
+    /// Log-loss of each kind (in [`CurveKind::ALL`] order) on the
+    /// validation games the kind was chosen on.
+    pub validation: [f64; 4],
+}
+
+/// Whether an outcome ended enough games for its curves to be fitted.
+fn fitted_outcomes(games: &[&Played]) -> [bool; 3] {
+    [0, 1, 2].map(|k| games.iter().filter(|g| g.result == k).count() >= MIN_OUTCOME_GAMES)
+}
+
+/// Curves of `kind` on `predictions` (first player's view, under the
+/// temperature) with their outcomes and sides to move.
+fn fit_kind(
+    kind: CurveKind,
+    predictions: &[[f64; 3]],
+    outcomes: &[usize],
+    sides: &[u8],
+    fitted: [bool; 3],
+) -> SideCurves {
+    let identity = || std::array::from_fn(|_| Curve::identity());
+    match kind {
+        CurveKind::None => [identity(), identity()],
+        CurveKind::Isotonic => [0, 1].map(|side| {
+            let (scaled, outcomes): (Vec<[f64; 3]>, Vec<usize>) = predictions
+                .iter()
+                .zip(outcomes)
+                .zip(sides)
+                .filter(|&(_, &s)| s == side)
+                .map(|((&p, &k), _)| (p, k))
+                .unzip();
+            super::fit_curves(&scaled, &outcomes, fitted)
+        }),
+        CurveKind::Platt | CurveKind::PlattBySide => {
+            // The side to move's view: win, draw, loss of the mover.
+            let mover = |p: [f64; 3], side: u8| if side == 0 { p } else { [p[2], p[1], p[0]] };
+            // Per outcome of the mover: the maps with the first player to
+            // move and with the second.
+            let platt: [[Curve; 2]; 3] = std::array::from_fn(|j| {
+                // Outcome j of the mover is the first player's j, or 2 − j.
+                let first = |side: u8| if side == 0 { j } else { 2 - j };
+                let identity = || [Curve::identity(), Curve::identity()];
+                if !fitted[j] && !fitted[2 - j] {
+                    return identity();
+                }
+                let xs: Vec<f64> = predictions
+                    .iter()
+                    .zip(sides)
+                    .map(|(&p, &s)| mover(p, s)[j])
+                    .collect();
+                let hits: Vec<bool> = outcomes
+                    .iter()
+                    .zip(sides)
+                    .map(|(&k, &s)| k == first(s))
+                    .collect();
+                if hits.iter().filter(|&&h| h).count() < MIN_OUTCOME_GAMES {
+                    return identity();
+                }
+                if kind == CurveKind::Platt {
+                    let curve = super::Platt::fit(&xs, &hits).curve();
+                    [curve.clone(), curve]
+                } else {
+                    let first_to_move: Vec<bool> = sides.iter().map(|&s| s == 0).collect();
+                    super::Platt::fit_by_side(&xs, &first_to_move, &hits).map(|p| p.curve())
+                }
+            });
+            let [[win0, win1], [draw0, draw1], [loss0, loss1]] = platt;
+            [[win0, draw0, loss0], [loss1, draw1, win1]]
+        }
+    }
 }
 
 impl Fitted {
-    /// One temperature for all positions, then curves for the positions
-    /// where the first player is to move and for those where the second
-    /// is; an outcome that ended fewer than [`MIN_OUTCOME_GAMES`] games gets
-    /// none (its positions, however many, are too few independent facts).
+    /// One temperature for all positions, then the curves whose kind has
+    /// the least log-loss on a quarter of `games` held back for the choice
+    /// (every fourth game; a smooth kind unless isotonic blocks beat it by
+    /// more than [`SMOOTH_MARGIN`]), refitted on all of them. An outcome that ended
+    /// fewer than [`MIN_OUTCOME_GAMES`] games gets no curve (its
+    /// positions, however many, are too few independent facts).
     pub fn on(games: &[&Played], pick: Pick) -> Fitted {
+        let every = |keep: fn(usize) -> bool| -> Vec<&Played> {
+            games
+                .iter()
+                .enumerate()
+                .filter(|&(index, _)| keep(index))
+                .map(|(_, game)| *game)
+                .collect()
+        };
+        let choose = every(|index| index % 4 != 3);
+        let validate = every(|index| index % 4 == 3);
+        let validation = CurveKind::ALL.map(|kind| {
+            let fitted = Fitted::with(&choose, pick, kind);
+            let (p, o) = flatten(&validate, fitted.stages()[2], pick);
+            super::log_loss(&p, &o, 1.0)
+        });
+        // A smooth map (the temperature alone or Platt) unless the blocks
+        // beat the best of them by more than SMOOTH_MARGIN: the blocks make
+        // the bar jump from ply to ply, a cost log-loss does not see.
+        let smooth = [0, 2, 3]
+            .into_iter()
+            .min_by(|&a, &b| validation[a].total_cmp(&validation[b]))
+            .unwrap_or(0);
+        let best = if validation[1] < validation[smooth] * (1.0 - SMOOTH_MARGIN) {
+            1
+        } else {
+            smooth
+        };
+        Fitted {
+            validation,
+            ..Fitted::with(games, pick, CurveKind::ALL[best])
+        }
+    }
+
+    /// The temperature and curves of `kind` fitted on `games`.
+    pub fn with(games: &[&Played], pick: Pick, kind: CurveKind) -> Fitted {
         let (predictions, outcomes) = flatten(games, RAW, pick);
         let temperature = super::fit_temperature(&predictions, &outcomes);
-        let fitted =
-            [0, 1, 2].map(|k| games.iter().filter(|g| g.result == k).count() >= MIN_OUTCOME_GAMES);
         let sides: Vec<u8> = games.iter().flat_map(|g| g.sides.iter().copied()).collect();
-        let curves = [0, 1].map(|side| {
-            let (scaled, outcomes): (Vec<[f64; 3]>, Vec<usize>) = predictions
-                .iter()
-                .zip(&outcomes)
-                .zip(&sides)
-                .filter(|&(_, &s)| s == side)
-                .map(|((&p, &k), _)| (super::scale(p, temperature), k))
-                .unzip();
-            super::fit_curves(&scaled, &outcomes, fitted)
-        });
+        let scaled: Vec<[f64; 3]> = predictions
+            .iter()
+            .map(|&p| super::scale(p, temperature))
+            .collect();
+        let curves = fit_kind(kind, &scaled, &outcomes, &sides, fitted_outcomes(games));
         Fitted {
             temperature,
             curves,
+            kind,
+            validation: [f64::NAN; 4],
         }
     }
 
@@ -195,6 +337,79 @@ impl Fitted {
             let (p, o) = flatten(games, stage, pick);
             Metrics::of(&p, &o)
         })
+    }
+}
+
+/// How steady the bar is along games: what moves it from one ply to the
+/// next beyond the game itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Steadiness {
+    /// Mean |change| of P(first player wins) from one position to the next.
+    pub mean_change: f64,
+    /// Mean signed difference between the bar where the first player is to
+    /// move and the mean of its two neighbours (where the second is): a
+    /// swing with the side to move, not information, when far from 0.
+    pub parity: f64,
+    /// Standard error of `parity`.
+    pub parity_error: f64,
+    /// Distinct values of P(first player wins), to 4 decimals.
+    pub distinct: usize,
+    /// Positions looked at.
+    pub positions: usize,
+}
+
+/// The steadiness of the bar of `games` shown as `stage` says.
+pub fn steadiness(games: &[&Played], stage: Stage, pick: Pick) -> Steadiness {
+    let mut changes = Vec::new();
+    let mut swings = Vec::new();
+    let mut values = std::collections::HashSet::new();
+    let mut positions = 0;
+    for game in games {
+        let (shown, _) = flatten(&[game], stage, pick);
+        let first: Vec<f64> = shown.iter().map(|p| p[0]).collect();
+        positions += first.len();
+        values.extend(first.iter().map(|p| (p * 1e4).round() as i64));
+        changes.extend(first.windows(2).map(|w| (w[1] - w[0]).abs()));
+        for index in 1..first.len().saturating_sub(1) {
+            if game.sides[index] == 0 {
+                swings.push(first[index] - (first[index - 1] + first[index + 1]) / 2.0);
+            }
+        }
+    }
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
+    let parity = mean(&swings);
+    let variance = swings.iter().map(|x| (x - parity).powi(2)).sum::<f64>()
+        / swings.len().saturating_sub(1).max(1) as f64;
+    Steadiness {
+        mean_change: mean(&changes),
+        parity,
+        parity_error: (variance / swings.len().max(1) as f64).sqrt(),
+        distinct: values.len(),
+        positions,
+    }
+}
+
+/// The calibration to store: the bar's fit (for a search of
+/// `simulations`) and the network's, with the games that fitted and
+/// measured it and the bar's worst-outcome error before and after on the
+/// measuring games.
+pub fn calibration(
+    bar: &Fitted,
+    network: &Fitted,
+    simulations: u32,
+    games: [usize; 2],
+    ece: [f64; 2],
+) -> super::Calibration {
+    super::Calibration {
+        temperature: bar.temperature,
+        network_temperature: network.temperature,
+        simulations,
+        fit_games: games[0] as u32,
+        test_games: games[1] as u32,
+        ece_before: ece[0],
+        ece_after: ece[1],
+        curves: Some(bar.curves.clone()),
+        network_curves: Some(network.curves.clone()),
     }
 }
 
@@ -239,8 +454,34 @@ mod tests {
                 } else {
                     2
                 },
+                levels: None,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_bar_that_swings_with_the_side_to_move_shows_a_parity_swing() {
+        // The bar says 0.6 with the first player to move and 0.4 with the
+        // second, in a game whose value never changes.
+        let game = Played {
+            predictions: (0..10)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        [0.6, 0.0, 0.4]
+                    } else {
+                        [0.4, 0.0, 0.6]
+                    }
+                })
+                .collect(),
+            network: vec![[0.5, 0.0, 0.5]; 10],
+            sides: (0..10).map(|i| (i % 2) as u8).collect(),
+            result: 0,
+            levels: None,
+        };
+        let measured = steadiness(&[&game], RAW, bar_predictions);
+        assert!((measured.mean_change - 0.2).abs() < 1e-6, "{measured:?}");
+        assert!((measured.parity - 0.2).abs() < 1e-6, "{measured:?}");
+        assert_eq!((measured.distinct, measured.positions), (2, 10));
     }
 
     #[test]

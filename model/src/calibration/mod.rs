@@ -289,6 +289,147 @@ fn pool_violators(blocks: &mut Vec<Block>) {
     }
 }
 
+/// Platt scaling of one probability: `σ(a · logit(p) + b)`, a smooth,
+/// increasing map (`a ≥ 0`) fitted by logistic regression.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Platt {
+    /// Slope on the logit.
+    pub a: f64,
+    /// Offset.
+    pub b: f64,
+}
+
+fn logit(p: f64) -> f64 {
+    let p = p.clamp(PROBABILITY_FLOOR, 1.0 - PROBABILITY_FLOOR);
+    (p / (1.0 - p)).ln()
+}
+
+fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// Logistic regression of `hits` on `features` (rows of `K` values) by
+/// Newton's method, with a light ridge towards `prior` so that separable
+/// data stays finite; `bounds` clamps each coefficient.
+fn logistic<const K: usize>(
+    features: &[[f64; K]],
+    hits: &[bool],
+    prior: [f64; K],
+    bounds: [(f64, f64); K],
+) -> [f64; K] {
+    let ridge = 1e-3;
+    let mut w = prior;
+    for _ in 0..50 {
+        let mut gradient = [0.0; K];
+        let mut hessian = [[0.0; K]; K];
+        for k in 0..K {
+            gradient[k] = ridge * (w[k] - prior[k]);
+            hessian[k][k] = ridge;
+        }
+        for (x, &hit) in features.iter().zip(hits) {
+            let q = sigmoid((0..K).map(|k| w[k] * x[k]).sum());
+            let error = q - f64::from(u8::from(hit));
+            let weight = (q * (1.0 - q)).max(1e-12);
+            for i in 0..K {
+                gradient[i] += error * x[i];
+                for j in 0..K {
+                    hessian[i][j] += weight * x[i] * x[j];
+                }
+            }
+        }
+        let Some(step) = solve(hessian, gradient) else {
+            break;
+        };
+        for k in 0..K {
+            w[k] = (w[k] - step[k]).clamp(bounds[k].0, bounds[k].1);
+        }
+        if step.iter().map(|s| s.abs()).sum::<f64>() < 1e-10 {
+            break;
+        }
+    }
+    w
+}
+
+/// `x` with `m x = v` (Gaussian elimination with partial pivoting), or
+/// `None` for a singular `m`.
+fn solve<const K: usize>(mut m: [[f64; K]; K], mut v: [f64; K]) -> Option<[f64; K]> {
+    for column in 0..K {
+        let pivot =
+            (column..K).max_by(|&a, &b| m[a][column].abs().total_cmp(&m[b][column].abs()))?;
+        if m[pivot][column].abs() < 1e-18 {
+            return None;
+        }
+        m.swap(column, pivot);
+        v.swap(column, pivot);
+        for row in column + 1..K {
+            let factor = m[row][column] / m[column][column];
+            for k in column..K {
+                m[row][k] -= factor * m[column][k];
+            }
+            v[row] -= factor * v[column];
+        }
+    }
+    let mut x = [0.0; K];
+    for row in (0..K).rev() {
+        let rest: f64 = (row + 1..K).map(|k| m[row][k] * x[k]).sum();
+        x[row] = (v[row] - rest) / m[row][row];
+    }
+    Some(x)
+}
+
+impl Platt {
+    /// The map at `p`.
+    pub fn at(&self, p: f64) -> f64 {
+        sigmoid(self.a * logit(p) + self.b)
+    }
+
+    /// Logistic regression of `hits` on the logits of `predictions` (the
+    /// slope kept in [0, 20]: an increasing map).
+    pub fn fit(predictions: &[f64], hits: &[bool]) -> Platt {
+        let features: Vec<[f64; 2]> = predictions.iter().map(|&p| [logit(p), 1.0]).collect();
+        let [a, b] = logistic(&features, hits, [1.0, 0.0], [(0.0, 20.0), (-20.0, 20.0)]);
+        Platt { a, b }
+    }
+
+    /// One slope for both sides and an offset for each: `hits` on the
+    /// logits of `predictions` (the side to move's view) with `first[i]`
+    /// telling whether the first player is to move; the maps for the first
+    /// player to move and for the second.
+    pub fn fit_by_side(predictions: &[f64], first: &[bool], hits: &[bool]) -> [Platt; 2] {
+        let features: Vec<[f64; 3]> = predictions
+            .iter()
+            .zip(first)
+            .map(|(&p, &f)| [logit(p), 1.0, if f { 1.0 } else { -1.0 }])
+            .collect();
+        let [a, b, c] = logistic(
+            &features,
+            hits,
+            [1.0, 0.0, 0.0],
+            [(0.0, 20.0), (-20.0, 20.0), (-5.0, 5.0)],
+        );
+        [Platt { a, b: b + c }, Platt { a, b: b - c }]
+    }
+
+    /// The map as a curve of knots (what `checkpoint.json` and the export
+    /// store): 0 and 1 and 199 points between, evenly spaced in logit
+    /// from −9.9 to 9.9, where a linear interpolation stays within 10⁻³
+    /// of the map.
+    pub fn curve(&self) -> Curve {
+        let mut knots = vec![[0.0, self.at(0.0)]];
+        for step in -99..=99 {
+            let x = sigmoid(f64::from(step) / 10.0);
+            knots.push([x, self.at(x)]);
+        }
+        knots.push([1.0, self.at(1.0)]);
+        // Rounding may break monotonicity by an ulp at the flat ends.
+        for index in 1..knots.len() {
+            knots[index][1] = knots[index][1].max(knots[index - 1][1]).clamp(0.0, 1.0);
+        }
+        knots[0][1] = knots[0][1].clamp(0.0, 1.0);
+        Curve { knots }
+    }
+}
+
 /// The three curves of a calibration, fitted on (first player's)
 /// `predictions` already under their temperature and their `outcomes`;
 /// blocks hold at least a 40th of the points (and 20). An outcome not in
@@ -569,6 +710,29 @@ mod tests {
             ..good
         };
         assert!(bent.check().unwrap_err().contains("curves"));
+    }
+
+    #[test]
+    fn platt_scaling_undoes_a_known_distortion() {
+        // Outcomes drawn from p, predictions that say σ(2·logit(p) − 0.5)
+        // instead: the fit recovers a = 1/2 and b = 1/4.
+        let mut predictions = Vec::new();
+        let mut hits = Vec::new();
+        for index in 0..2000 {
+            let truth = (f64::from(index % 100) + 0.5) / 100.0;
+            let said = sigmoid(2.0 * logit(truth) - 0.5);
+            predictions.push(said);
+            // A deterministic sample: hits in proportion `truth`.
+            hits.push(f64::from(index / 100) + 0.5 < 20.0 * truth);
+        }
+        let platt = Platt::fit(&predictions, &hits);
+        assert!((platt.a - 0.5).abs() < 0.05, "{platt:?}");
+        assert!((platt.b - 0.25).abs() < 0.05, "{platt:?}");
+        let curve = platt.curve();
+        assert!(curve.is_valid());
+        for x in [0.001, 0.1, 0.37, 0.5, 0.9, 0.999] {
+            assert!((curve.at(x) - platt.at(x)).abs() < 1e-3, "{x}");
+        }
     }
 
     #[test]

@@ -19,6 +19,22 @@ pub struct Played {
     pub sides: Vec<u8>,
     /// 0 the first player won, 1 draw, 2 the second player won.
     pub result: usize,
+    /// The levels that played, the first player's then the second's
+    /// (absent in records of level-10 self-play written before levels were
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub levels: Option<[u32; 2]>,
+}
+
+impl Played {
+    /// The population the game belongs to: "self-play" (one level against
+    /// itself) or "mixed levels".
+    pub fn population(&self) -> &'static str {
+        match self.levels {
+            Some([a, b]) if a != b => "mixed levels",
+            _ => "self-play",
+        }
+    }
 }
 
 /// The first line of a records file: how its games were played.
@@ -32,13 +48,18 @@ pub struct RecordsHeader {
     pub layout: Option<String>,
     /// The model that played.
     pub model: String,
-    /// The level of the games.
+    /// The level of the games (the highest level, with mixed levels).
     pub level: u32,
+    /// How the levels were paired: "self-play" or "mixed" (absent:
+    /// self-play).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairing: Option<String>,
     /// Simulations of that level.
     pub advice_simulations: u32,
     /// Simulations of the bar recorded.
     pub bar_simulations: u32,
-    /// Random plies of each opening are drawn between 1 and this.
+    /// Random plies of each opening are drawn up to this (from 1 in
+    /// records without `pairing`, from 0 in the others).
     pub opening_plies: u32,
     /// Seed of the openings.
     pub seed: u64,
@@ -134,8 +155,9 @@ pub fn records_text(header: &RecordsHeader, games: &[Played]) -> String {
 }
 
 /// The games of several records files, which must have been played alike
-/// with different seeds: the first file's header, and each file's seed and
-/// games.
+/// (the same game, model, bar and openings; the levels may differ: the
+/// populations are told apart game by game) with different seeds: the
+/// first file's header, and each file's seed and games.
 pub fn pool_records<P: AsRef<Path>>(
     files: &[P],
     game: &str,
@@ -150,11 +172,14 @@ pub fn pool_records<P: AsRef<Path>>(
         let seed = header.seed;
         let alike = RecordsHeader {
             seed: first.seed,
+            level: first.level,
+            pairing: first.pairing.clone(),
+            advice_simulations: first.advice_simulations,
             ..header
         };
         if alike != first {
             return Err(format!(
-                "{} was not played like {} (model, level, layout or openings differ)",
+                "{} was not played like {} (model, layout or openings differ)",
                 file.display(),
                 first_path.display()
             ));

@@ -7,8 +7,9 @@ use proptest::sample::select;
 
 use super::*;
 use crate::bar::BAR_SIMULATIONS;
-use crate::calibration::Calibration;
-use crate::calibration::measure::{Fitted, bar_predictions, bootstrap, network_predictions};
+use crate::calibration::measure::{
+    Fitted, bar_predictions, bootstrap, calibration, network_predictions,
+};
 
 /// The header and the first 100 games of a shipped file (enough games
 /// of one result for its curves to be fitted).
@@ -219,17 +220,13 @@ proptest! {
         let network = Fitted::on(&fit, network_predictions);
         bar.measure(&test, bar_predictions);
         bootstrap(&bar, &test, 1);
-        let stored = Calibration {
-            temperature: bar.temperature,
-            network_temperature: network.temperature,
-            simulations: BAR_SIMULATIONS,
-            fit_games: fit.len() as u32,
-            test_games: test.len() as u32,
-            ece_before: 0.0,
-            ece_after: 0.0,
-            curves: Some(bar.curves.clone()),
-            network_curves: Some(network.curves.clone()),
-        };
+        let stored = calibration(
+            &bar,
+            &network,
+            BAR_SIMULATIONS,
+            [fit.len(), test.len()],
+            [0.0, 0.0],
+        );
         prop_assert_eq!(stored.check(), Ok(()));
     }
 }
