@@ -21,7 +21,8 @@ pub struct Cli {
 pub enum Command {
     /// Count the legal move sequences of a given length (move-generator check).
     Perft(PerftArgs),
-    /// Draw a position: symbols, pieces, reserves, truce and legal moves.
+    /// Draw a position as text: the board, whose turn it is, the game's
+    /// particulars (Heraldis: symbols, reserves, truce) and the legal moves.
     Show(PositionArgs),
     /// Train a model by self-play: self-play → training → checkpoint, in
     /// generations, resumable.

@@ -56,7 +56,7 @@ impl ModelChoice {
                     format!("{} has no shipped model: pass --model DIR", G::NAME)
                 })?;
                 Checkpoint::from_bytes(
-                    &format!("the shipped {} model", G::NAME),
+                    &format!("shipped {} model (built for its default rules)", G::NAME),
                     shipped.metadata,
                     shipped.weights,
                     game.spec(),

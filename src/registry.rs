@@ -172,7 +172,7 @@ pub trait GameTask {
     fn run<G: Registered>(self, game: G) -> Result<()>;
 }
 
-/// The game `name` under the rules `rules` (its default rules without).
+/// Game `G` under the rules `rules` (its default rules without).
 fn game_with_rules<G: Registered>(rules: Option<&str>) -> Result<G> {
     match rules {
         Some(text) => G::with_rules(text),
