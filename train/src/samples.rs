@@ -189,8 +189,8 @@ mod tests {
             plies: 1,
         };
         let error = ReplayWindow::<Heraldis>::from_records(&[record])
-            .err()
-            .expect("beyond the head")
+            .map(|_| ())
+            .expect_err("beyond the head")
             .to_string();
         assert_eq!(
             error,

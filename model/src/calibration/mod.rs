@@ -361,10 +361,11 @@ fn solve<const K: usize>(mut m: [[f64; K]; K], mut v: [f64; K]) -> Option<[f64; 
         }
         m.swap(column, pivot);
         v.swap(column, pivot);
+        let pivot_row = m[column];
         for row in column + 1..K {
-            let factor = m[row][column] / m[column][column];
-            for k in column..K {
-                m[row][k] -= factor * m[column][k];
+            let factor = m[row][column] / pivot_row[column];
+            for (entry, &above) in m[row].iter_mut().zip(&pivot_row).skip(column) {
+                *entry -= factor * above;
             }
             v[row] -= factor * v[column];
         }
@@ -700,7 +701,7 @@ mod tests {
             temperature: 0.0,
             ..good.clone()
         };
-        assert!(cold.check().unwrap_err().contains("temperature"));
+        assert!(cold.check().expect_err("cold").contains("temperature"));
         let bent = Calibration {
             curves: Some(std::array::from_fn(|_| {
                 std::array::from_fn(|_| Curve {
@@ -709,7 +710,7 @@ mod tests {
             })),
             ..good
         };
-        assert!(bent.check().unwrap_err().contains("curves"));
+        assert!(bent.check().expect_err("bent").contains("curves"));
     }
 
     #[test]

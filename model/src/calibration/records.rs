@@ -154,6 +154,10 @@ pub fn records_text(header: &RecordsHeader, games: &[Played]) -> String {
     text
 }
 
+/// The games of pooled records files: the first file's header, and each
+/// file's seed and games.
+pub type Pooled = (RecordsHeader, Vec<(u64, Vec<Played>)>);
+
 /// The games of several records files, which must have been played alike
 /// (the same game, model, bar and openings; the levels may differ: the
 /// populations are told apart game by game) with different seeds: the
@@ -162,7 +166,7 @@ pub fn pool_records<P: AsRef<Path>>(
     files: &[P],
     game: &str,
     bar_simulations: u32,
-) -> Result<(RecordsHeader, Vec<(u64, Vec<Played>)>), String> {
+) -> Result<Pooled, String> {
     let first_path = files.first().ok_or("no records file")?.as_ref();
     let (first, played) = read_records(first_path, game, bar_simulations)?;
     let mut pooled = vec![(first.seed, played)];
