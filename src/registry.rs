@@ -216,13 +216,20 @@ pub fn rules_help() -> String {
     )
 }
 
+/// The names of the first and the second player of `game` ("light",
+/// "dark").
+pub fn player_names<G: Game>(game: &G) -> [&'static str; 2] {
+    [Player::First, Player::Second].map(|player| game.player_name(player))
+}
+
 /// `P(<first> wins)`-style names of the three outcomes of `game`, from the
 /// first player's side: "light wins", "draw", "dark wins".
 pub fn outcome_names<G: Game>(game: &G) -> [String; 3] {
+    let [first, second] = player_names(game);
     [
-        format!("{} wins", game.player_name(Player::First)),
+        format!("{first} wins"),
         "draw".to_string(),
-        format!("{} wins", game.player_name(Player::Second)),
+        format!("{second} wins"),
     ]
 }
 

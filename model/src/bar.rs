@@ -27,11 +27,16 @@ pub fn bar<G: Game, E: Evaluator<G>>(
         Some(outcome) => (game.current_player(state), exact(outcome)),
         None => {
             let result = bar_search(game, state, evaluator);
-            let calibration = calibration.filter(|c| c.simulations == BAR_SIMULATIONS);
-            (result.side, shown_wdl(&result, calibration))
+            (result.side, shown_wdl(&result, for_the_bar(calibration)))
         }
     };
     for_first_player(side, wdl)
+}
+
+/// `calibration` if it was fitted for the bar's search, else none: a
+/// calibration never applies to a search of another budget.
+pub fn for_the_bar(calibration: Option<&Calibration>) -> Option<&Calibration> {
+    calibration.filter(|c| c.simulations == BAR_SIMULATIONS)
 }
 
 /// The bar's search, uncalibrated (what `calibrate` fits).

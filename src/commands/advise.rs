@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use grandmaitre_engine::levels::{self, ADVICE_LEVEL, Level, Setting};
-use grandmaitre_engine::{Game, Outcome, Player};
+use grandmaitre_engine::{Game, Outcome};
 use grandmaitre_model::bar::{self, BAR_SIMULATIONS};
 use serde_json::json;
 
@@ -71,7 +71,7 @@ impl PositionTask for Advise {
         let advice = levels::advise(game, &state, &model.evaluator, &setting, self.seed);
         let result = &advice.result;
         let side = game.player_name(result.side);
-        let [first, second] = [Player::First, Player::Second].map(|p| game.player_name(p));
+        let [first, second] = registry::player_names(game);
         // The headline is the bar, as `winprob` shows it; the search's own
         // value (another budget, never calibrated) comes beside it.
         let shown = bar::bar(game, &state, &model.evaluator, calibration);
@@ -110,7 +110,7 @@ impl PositionTask for Advise {
                 "principal_variation": line,
                 "draw": shown[1],
                 "bar_simulations": BAR_SIMULATIONS,
-                "calibrated": calibration.is_some_and(|c| c.simulations == BAR_SIMULATIONS),
+                "calibrated": bar::for_the_bar(calibration).is_some(),
                 "search": {
                     first: searched_wdl[0],
                     "draw": searched_wdl[1],
@@ -205,13 +205,13 @@ impl PositionTask for Winprob {
         let calibration = model.calibration.as_ref();
         let shown = bar::bar(game, &state, &model.evaluator, calibration);
         let finished = game.outcome(&state).is_some();
-        let [first, second] = [Player::First, Player::Second].map(|p| game.player_name(p));
+        let [first, second] = registry::player_names(game);
         if self.json {
             let mut report = json!({
                 "draw": shown[1],
                 "finished": finished,
                 "simulations": if finished { 0 } else { BAR_SIMULATIONS },
-                "calibrated": calibration.is_some_and(|c| c.simulations == BAR_SIMULATIONS),
+                "calibrated": bar::for_the_bar(calibration).is_some(),
             });
             report[first] = json!(shown[0]);
             report[second] = json!(shown[2]);

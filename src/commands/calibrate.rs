@@ -31,9 +31,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use grandmaitre_engine::Game;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::Evaluator;
-use grandmaitre_engine::{Game, Player};
 use grandmaitre_model::bar::BAR_SIMULATIONS;
 use grandmaitre_model::calibration::games::{GameSettings, MIXED_LEVELS, Pairing, play};
 use grandmaitre_model::calibration::measure::{
@@ -93,7 +93,7 @@ impl GameTask for Calibrate {
             ModelChoice::Directory(path) => path.display().to_string(),
             _ => format!("the shipped {} model", G::NAME),
         };
-        let [first, second] = [Player::First, Player::Second].map(|p| game.player_name(p));
+        let [first, second] = registry::player_names(game);
         let (header, played, held_out, seeds) = if args.games_in.is_empty() {
             // Only playing needs the network; a refit reads the games.
             let evaluator = self.model.load(game)?.evaluator;
@@ -352,11 +352,7 @@ impl GameTask for Calibrate {
         let (test_before, test_outcomes) = flatten(&test, raw_stage, bar_predictions);
         let (test_after, _) = flatten(&test, full_stage, bar_predictions);
         let bins = |predictions: &[[f64; 3]], class: usize| {
-            calibration::reliability(predictions, &test_outcomes, class, BINS)
-                .into_iter()
-                .filter(|b| b.count >= MIN_PLOTTED_POSITIONS)
-                .map(|b| (b.mean_prediction, b.frequency, b.count))
-                .collect::<Vec<_>>()
+            plotted_bins(predictions, &test_outcomes, class)
         };
         let panels: Vec<ReliabilityPanel> = registry::outcome_names(game)
             .iter()
@@ -390,13 +386,7 @@ impl GameTask for Calibrate {
             let outcomes: Vec<usize> = apart.iter().map(|&i| test_outcomes[i]).collect();
             let (before, after) = (pick(&test_before), pick(&test_after));
             for (class, name) in registry::outcome_names(game).iter().enumerate() {
-                let bins = |predictions: &[[f64; 3]]| {
-                    calibration::reliability(predictions, &outcomes, class, BINS)
-                        .into_iter()
-                        .filter(|b| b.count >= MIN_PLOTTED_POSITIONS)
-                        .map(|b| (b.mean_prediction, b.frequency, b.count))
-                        .collect::<Vec<_>>()
-                };
+                let bins = |predictions: &[[f64; 3]]| plotted_bins(predictions, &outcomes, class);
                 side_panels.push(ReliabilityPanel {
                     title: format!("{name}, {mover} to move"),
                     before: bins(&before),
@@ -443,6 +433,20 @@ fn seed_words(pooled: &[(u64, Vec<Played>)]) -> String {
 }
 
 /// Writes a `--games-out` file: the header, then a game per line.
+/// The reliability bins of outcome `class` that a diagram shows (mean
+/// prediction, frequency, positions): those of enough positions.
+fn plotted_bins(
+    predictions: &[[f64; 3]],
+    outcomes: &[usize],
+    class: usize,
+) -> Vec<(f64, f64, usize)> {
+    calibration::reliability(predictions, outcomes, class, BINS)
+        .into_iter()
+        .filter(|b| b.count >= MIN_PLOTTED_POSITIONS)
+        .map(|b| (b.mean_prediction, b.frequency, b.count))
+        .collect()
+}
+
 fn write_records(path: &Path, header: &RecordsHeader, games: &[Played]) -> Result<()> {
     let text = records_text(header, games);
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {

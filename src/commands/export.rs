@@ -9,7 +9,6 @@ use std::fs;
 
 use anyhow::{Context, Result};
 use burn::tensor::Device;
-use grandmaitre_engine::Player;
 use grandmaitre_model::bar::for_first_player;
 use grandmaitre_model::inference::softmax3;
 use grandmaitre_model::{Calibration, Checkpoint, FoldedWeights, burn_forward, onnx};
@@ -45,7 +44,7 @@ impl GameTask for Export {
 fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
     let checkpoint = Checkpoint::load(&args.model, game.spec(), &Device::flex())?;
     let notes = game.export_notes();
-    let [first, second] = [Player::First, Player::Second].map(|p| game.player_name(p));
+    let [first, second] = registry::player_names(game);
     let config = &checkpoint.metadata.network;
     let weights = FoldedWeights::new(&checkpoint.network);
     let calibration = checkpoint.metadata.calibration.as_ref();
@@ -152,7 +151,7 @@ fn test_vectors<G: Registered>(
     states.truncate(24);
     let config = &checkpoint.metadata.network;
     let per_position = config.input_planes * config.cells();
-    let [first, second] = [Player::First, Player::Second].map(|p| game.player_name(p));
+    let [first, second] = registry::player_names(game);
     let mut actions = Vec::new();
     states
         .iter()
