@@ -115,7 +115,7 @@ pub struct ArenaArgs {
     /// Player A: random, rollout:sims=N[,rollouts=R], uniform:sims=N,
     /// alphabeta:depth=D (Heraldis), openspiel:sims=N[,rollouts=R]
     /// (OpenSpiel's MCTSBot, Havannah), or mcts[:model=DIR][,sims=N]
-    /// [,level=L][,cpuct=C][,fpu=F][,lcb=0|1][,temp=T][,noise=P] (the
+    /// [,level=L][,cpuct=C][,fpu=F][,lcb=0|1][,temp=T][,noise=P][,decisive=0|1] (the
     /// network's search; the game's shipped model without model=).
     #[arg(long)]
     pub a: String,
@@ -378,6 +378,10 @@ pub struct BenchNnArgs {
     /// Residual blocks of a fresh network.
     #[arg(long, allow_negative_numbers = true)]
     pub blocks: Option<usize>,
+    /// A fresh network of pooled heads (any board size, pooling every
+    /// second block) instead of dense ones.
+    #[arg(long)]
+    pub pooled: bool,
     /// Batch sizes to time, separated by commas.
     #[arg(long, default_value = "1,8,64,256")]
     pub batches: String,

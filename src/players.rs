@@ -119,7 +119,7 @@ pub enum PlayerSpec {
 }
 
 /// Optional search settings of a network player:
-/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1`.
+/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SearchTuning {
     /// PUCT exploration constant (`cpuct`).
@@ -134,6 +134,8 @@ pub struct SearchTuning {
     pub temperature: f32,
     /// Probability of a uniformly random legal move instead (`noise`).
     pub noise: f64,
+    /// Use the moves the rules force (`decisive`, on unless `decisive=0`).
+    pub decisive_moves: Option<bool>,
 }
 
 impl SearchTuning {
@@ -142,6 +144,7 @@ impl SearchTuning {
         SearchConfig {
             c_puct: self.c_puct.unwrap_or(base.c_puct),
             fpu_reduction: self.fpu_reduction.unwrap_or(base.fpu_reduction),
+            decisive_moves: self.decisive_moves.unwrap_or(base.decisive_moves),
             ..base
         }
     }
@@ -204,7 +207,7 @@ impl PlayerSpec {
             "alphabeta" => &["depth"],
             "openspiel" => &["sims", "rollouts"],
             "mcts" => &[
-                "model", "sims", "cpuct", "fpu", "lcb", "temp", "noise", "level",
+                "model", "sims", "cpuct", "fpu", "lcb", "temp", "noise", "level", "decisive",
             ],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, rollout, uniform, alphabeta, openspiel or mcts)"
@@ -255,6 +258,12 @@ impl PlayerSpec {
                             }
                             Some(p) => f64::from(p),
                             None => level.map_or(0.0, |l| l.noise),
+                        },
+                        decisive_moves: match real("decisive")? {
+                            None => None,
+                            Some(0.0) => Some(false),
+                            Some(1.0) => Some(true),
+                            Some(_) => bail!("invalid player '{text}': decisive must be 0 or 1"),
                         },
                     },
                 };
@@ -401,6 +410,7 @@ mod tests {
             ("mcts:model=x,depth=3", "unknown option 'depth' for mcts"),
             ("mcts:cpuct=-1", "cpuct must be a number ≥ 0"),
             ("mcts:lcb=2", "lcb must be 0 or 1"),
+            ("mcts:decisive=2", "decisive must be 0 or 1"),
         ];
         for (text, expected) in cases {
             let error = format!("{:#}", PlayerSpec::parse(text).expect_err(text));

@@ -31,7 +31,7 @@ fn fresh_checkpoint(directory: &Path) -> String {
     assert!(output.status.success(), "{output:?}");
     let text = String::from_utf8(output.stdout).expect("utf-8");
     assert!(
-        text.contains("network: 8 channels × 1 blocks, 30 planes → 26 actions"),
+        text.contains("network: 8 channels × 1 blocks, dense heads, 30 planes → 26 actions"),
         "{text}"
     );
     assert!(text.contains("machine GEMM"), "{text}");

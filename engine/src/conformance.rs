@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::game::{Action, Game, Player, Symmetry};
+use crate::game::{Action, Forcing, Game, Outcome, Player, Symmetry};
 
 /// What the check saw, to show it did real work.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,7 +37,13 @@ pub struct ConformanceReport {
 /// - each symmetry maps the legal actions onto the transformed position's
 ///   legal actions, the encoding onto the transformed position's encoding
 ///   (every plane's cells moved by [`Game::transform_cell`]), keeps the
-///   result, and composed with its inverse is the identity.
+///   result, and composed with its inverse is the identity;
+/// - a finished game's ownership (if the game has one) is in [−1, 1],
+///   opposite for the two players, and moves with the symmetries as planes
+///   do;
+/// - what [`Game::forcing_moves`] claims holds: claimed wins are exactly the
+///   moves that win at once, and where it claims blocks, every other move
+///   lets the opponent win at once and a lone block does not.
 pub fn check_random_games<G: Game>(game: &G, games: usize, seed: u64) -> ConformanceReport {
     let spec = game.spec();
     let mut rng = StdRng::seed_from_u64(seed);
@@ -65,10 +71,12 @@ pub fn check_random_games<G: Game>(game: &G, games: usize, seed: u64) -> Conform
                 "{text}: encoding has a non-finite value"
             );
             check_symmetries(game, &symmetric_games, &state, &actions, &planes, &text);
+            check_forcing(game, &state, &actions, &text);
             assert_eq!(game.ply(&state), length, "{text}: ply count");
 
             if game.outcome(&state).is_some() {
                 assert!(actions.is_empty(), "{text}: finished game has moves");
+                check_ownership(game, &symmetric_games, &state, &text);
                 let first = game.outcome_for(&state, Player::First);
                 let second = game.outcome_for(&state, Player::Second);
                 assert_eq!(
@@ -216,6 +224,89 @@ fn check_symmetries<G: Game>(
                     "{text}: plane {plane}, cell {cell} under symmetry {index}"
                 );
             }
+        }
+    }
+}
+
+/// The moves among `actions` that win at once in `state`.
+fn winning_moves<G: Game>(game: &G, state: &G::State, actions: &[Action]) -> Vec<Action> {
+    actions
+        .iter()
+        .copied()
+        .filter(|&action| {
+            let next = game.play(state, action).expect("a listed action is legal");
+            game.outcome(&next) == Some(Outcome::Loss)
+        })
+        .collect()
+}
+
+/// Whether the side to move in `state` has a move that wins at once.
+fn has_winning_move<G: Game>(game: &G, state: &G::State) -> bool {
+    let mut actions = Vec::new();
+    game.legal_actions(state, &mut actions);
+    !winning_moves(game, state, &actions).is_empty()
+}
+
+fn check_forcing<G: Game>(game: &G, state: &G::State, actions: &[Action], text: &str) {
+    let mut forced = Vec::new();
+    let forcing = game.forcing_moves(state, &mut forced);
+    match forcing {
+        Forcing::Free => {}
+        Forcing::Wins => assert_eq!(
+            forced,
+            winning_moves(game, state, actions),
+            "{text}: claimed wins are not the winning moves"
+        ),
+        Forcing::Blocks => {
+            assert!(!forced.is_empty(), "{text}: blocks claimed, none listed");
+            assert!(
+                winning_moves(game, state, actions).is_empty(),
+                "{text}: blocks claimed where a move wins"
+            );
+            for &action in actions {
+                let next = game.play(state, action).expect("a listed action is legal");
+                let saves = forced == [action];
+                assert_eq!(
+                    has_winning_move(game, &next),
+                    !saves,
+                    "{text}: blocks {forced:?} wrong about {action:?}"
+                );
+            }
+        }
+    }
+}
+
+fn check_ownership<G: Game>(game: &G, symmetric_games: &[G], state: &G::State, text: &str) {
+    let [_, height, width] = game.spec().observation_shape;
+    let cells = height * width;
+    let mut first = vec![0.0f32; cells];
+    let mut second = vec![0.0f32; cells];
+    if !game.ownership(state, Player::First, &mut first) {
+        return;
+    }
+    assert!(
+        game.ownership(state, Player::Second, &mut second),
+        "{text}: ownership for one player only"
+    );
+    assert!(
+        first.iter().all(|v| (-1.0..=1.0).contains(v)),
+        "{text}: ownership outside [-1, 1]"
+    );
+    assert!(
+        first.iter().zip(&second).all(|(a, b)| *a == -*b),
+        "{text}: the players' ownerships are not opposite"
+    );
+    let mut seen = vec![0.0f32; cells];
+    for (index, symmetric) in symmetric_games.iter().enumerate() {
+        let symmetry = Symmetry(index as u8);
+        let transformed = game.transform_state(state, symmetry);
+        assert!(symmetric.ownership(&transformed, Player::First, &mut seen));
+        for (cell, &owner) in first.iter().enumerate() {
+            assert_eq!(
+                seen[game.transform_cell(cell, symmetry)],
+                owner,
+                "{text}: ownership of cell {cell} under symmetry {index}"
+            );
         }
     }
 }

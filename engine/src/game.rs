@@ -85,16 +85,37 @@ impl Outcome {
     }
 }
 
+/// What the rules force at once, where a game can tell it cheaply: its
+/// decisive and anti-decisive moves (Teytaud & Teytaud 2010, "On the
+/// huge benefit of decisive moves in Monte-Carlo tree search algorithms").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Forcing {
+    /// Nothing is known to be forced.
+    Free,
+    /// The moves listed win at once for the side to move.
+    Wins,
+    /// The side to move has no winning move, and the opponent would win at
+    /// once on each move listed: every move outside the list loses at once
+    /// (and with two or more listed, every move loses).
+    Blocks,
+}
+
 /// Static facts about a game: the sizes the search and the network are built
 /// with.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameSpec {
     /// Short lowercase name, as accepted by `--game`.
     pub name: &'static str,
-    /// Number of actions, which is the size of the policy head.
+    /// Number of actions, which is the size of the policy head. Actions
+    /// below height × width are the grid's cells, at their offset within a
+    /// plane (row-major), as far as the game's actions are cells; others
+    /// come after them.
     pub action_count: usize,
     /// Shape of the encoded position: planes, height, width.
     pub observation_shape: [usize; 3],
+    /// The input plane that is 1 on the board's cells and 0 on grid cells
+    /// off the board, when the board does not fill its grid.
+    pub board_plane: Option<usize>,
     /// Version of the encoding; bumped whenever a plane changes meaning.
     pub encoding_version: u32,
     /// No game lasts more plies than this.
@@ -205,6 +226,24 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
         } else {
             outcome.flipped()
         })
+    }
+
+    /// The moves the rules force in `state` (see [`Forcing`]), written to
+    /// `moves` (cleared first). The default knows nothing: a game overrides
+    /// it when it can find immediate wins far faster than by playing every
+    /// move. A finished game forces nothing.
+    fn forcing_moves(&self, _state: &Self::State, moves: &mut Vec<Action>) -> Forcing {
+        moves.clear();
+        Forcing::Free
+    }
+
+    /// Each grid cell's owner once the game `state` is over, from
+    /// `player`'s point of view: 1 own, −1 the opponent's, 0 nobody's or
+    /// off the board, written to `owners` (height × width, row-major, as a
+    /// plane). Returns false for a game without owners of cells (then no
+    /// ownership target is learned). The default has none.
+    fn ownership(&self, _state: &Self::State, _player: Player, _owners: &mut [f32]) -> bool {
+        false
     }
 
     /// Writes the network input for `state` into `planes`, whose length is

@@ -17,4 +17,6 @@ pub mod search;
 
 pub use games::{havannah, heraldis};
 
-pub use game::{Action, Game, GameSpec, IllegalAction, Outcome, ParseError, Player, Symmetry};
+pub use game::{
+    Action, Forcing, Game, GameSpec, IllegalAction, Outcome, ParseError, Player, Symmetry,
+};

@@ -3,8 +3,9 @@
 //! implementation: `havannah_naive.rs`; OpenSpiel: `scripts/havannah/`.)
 
 use grandmaitre_engine::conformance::check_random_games;
+use grandmaitre_engine::game::random_states;
 use grandmaitre_engine::havannah::{Havannah, Position, Status, Structures};
-use grandmaitre_engine::{Action, Game, Outcome, Player};
+use grandmaitre_engine::{Action, Forcing, Game, Outcome, Player};
 
 /// Plays the moves named in `moves` from the start.
 fn play(game: &Havannah, moves: &str) -> Position {
@@ -430,4 +431,87 @@ swap: available: play c3 to take over White's stone
 legal moves: 19
 ";
     assert_eq!(game.render(&state), expected[1..]);
+}
+
+/// The moves that win at once for the side to move, found by playing each.
+fn brute_force_wins(game: &Havannah, state: &Position) -> Vec<Action> {
+    let mut actions = Vec::new();
+    game.legal_actions(state, &mut actions);
+    actions
+        .into_iter()
+        .filter(|&action| {
+            game.outcome(&game.play(state, action).expect("legal")) == Some(Outcome::Loss)
+        })
+        .collect()
+}
+
+#[test]
+fn forcing_moves_name_the_win_in_one_and_the_cell_to_block() {
+    let game = Havannah::new(8, false);
+    // White's a1…g1 needs h1 for a bridge between the corners a1 and h1.
+    let threat = "a1 h8 b1 h9 c1 h10 d1 h11 e1 h12 f1 h13 g1";
+    let h1 = game
+        .parse_action(&game.initial_state(), "h1")
+        .expect("a cell");
+    let mut moves = Vec::new();
+    // Black to move: White threatens h1.
+    let state = play(&game, threat);
+    assert_eq!(game.forcing_moves(&state, &mut moves), Forcing::Blocks);
+    assert_eq!(moves, [h1]);
+    // Black plays elsewhere: White wins on h1.
+    let state = play(&game, &format!("{threat} h14"));
+    assert_eq!(game.forcing_moves(&state, &mut moves), Forcing::Wins);
+    assert_eq!(moves, [h1]);
+    // Black blocks: nothing is forced any more.
+    let state = play(&game, &format!("{threat} h1"));
+    assert_eq!(game.forcing_moves(&state, &mut moves), Forcing::Free);
+    assert!(moves.is_empty());
+}
+
+#[test]
+fn forcing_moves_miss_no_win_and_no_threat_in_random_positions() {
+    for (base, seed) in [(4, 1), (5, 2), (8, 3)] {
+        let game = Havannah::new(base, true);
+        let cells = game.board().cell_count();
+        let mut moves = Vec::new();
+        let mut claimed = [0usize; 3];
+        for state in random_states(&game, 300, cells, seed) {
+            if game.outcome(&state).is_some() {
+                continue;
+            }
+            let forcing = game.forcing_moves(&state, &mut moves);
+            let wins = brute_force_wins(&game, &state);
+            match forcing {
+                Forcing::Wins => {
+                    claimed[0] += 1;
+                    assert_eq!(moves, wins);
+                }
+                Forcing::Blocks => {
+                    claimed[1] += 1;
+                    assert!(wins.is_empty());
+                }
+                Forcing::Free => {
+                    claimed[2] += 1;
+                    assert!(
+                        wins.is_empty(),
+                        "{}: a win was missed",
+                        game.format_state(&state)
+                    );
+                    // Were the opponent threatening a cell, one of two
+                    // different moves would leave it open.
+                    let mut actions = Vec::new();
+                    game.legal_actions(&state, &mut actions);
+                    for &action in actions.iter().take(2) {
+                        let next = game.play(&state, action).expect("legal");
+                        assert!(
+                            brute_force_wins(&game, &next).is_empty(),
+                            "{}: a threat was missed",
+                            game.format_state(&state)
+                        );
+                    }
+                }
+            }
+        }
+        assert!(claimed.iter().all(|&n| n > 0), "base {base}: {claimed:?}");
+    }
 }

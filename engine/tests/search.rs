@@ -1,13 +1,15 @@
 //! Search puzzles on Heraldis positions written in notation: the search finds
 //! the win, the block and the winning capture, and the solver proves short
-//! forced wins.
+//! forced wins; on Havannah, the decisive and anti-decisive moves.
 
+use grandmaitre_engine::game::random_states;
+use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_engine::search::{
     GumbelConfig, MoveChoice, RolloutEvaluator, RootSelection, Search, SearchConfig,
     UniformEvaluator,
 };
-use grandmaitre_engine::{Game, Outcome};
+use grandmaitre_engine::{Forcing, Game, Outcome};
 
 fn search(position: &str, config: SearchConfig) -> (Heraldis, Search<Heraldis>) {
     let game = Heraldis::default();
@@ -244,4 +246,70 @@ fn one_simulation_plays_the_move_the_policy_prefers() {
             );
         }
     }
+}
+
+/// A Havannah search from the moves `moves` of base 8 without swap.
+fn havannah_search(moves: &str, config: SearchConfig) -> Search<Havannah> {
+    let game = Havannah::new(8, false);
+    let mut state = game.initial_state();
+    for name in moves.split_whitespace() {
+        let action = game.parse_action(&state, name).expect("a move");
+        state = game.play(&state, action).expect("legal");
+    }
+    Search::new(game, state, config, 11)
+}
+
+/// White's a1…g1 needs h1 for a bridge between the corners a1 and h1.
+const BRIDGE_THREAT: &str = "a1 h8 b1 h9 c1 h10 d1 h11 e1 h12 f1 h13 g1";
+
+#[test]
+fn decisive_moves_win_at_once_and_prove_it() {
+    let mut search = havannah_search(&format!("{BRIDGE_THREAT} h14"), config(800));
+    let result = search.run(&UniformEvaluator);
+    // The only move searched is the win: the root's evaluation and one
+    // visit of the win prove the root.
+    assert_eq!(result.proof, Some(Outcome::Win));
+    assert_eq!(result.children.len(), 1);
+    assert_eq!(result.visits, 2);
+    let action = search.choose_move(MoveChoice::LowerConfidenceBound);
+    assert_eq!(search.game().format_action(search.state(), action), "h1");
+}
+
+#[test]
+fn anti_decisive_moves_block_the_threat_with_one_simulation() {
+    let mut search = havannah_search(BRIDGE_THREAT, config(1));
+    let result = search.run(&UniformEvaluator);
+    assert_eq!(result.children.len(), 1);
+    let action = search.choose_move(MoveChoice::LowerConfidenceBound);
+    assert_eq!(search.game().format_action(search.state(), action), "h1");
+    // Without them, every one of the 156 empty cells is a candidate and
+    // each other one loses at once.
+    let without = SearchConfig {
+        decisive_moves: false,
+        ..config(1)
+    };
+    let result = havannah_search(BRIDGE_THREAT, without).run(&UniformEvaluator);
+    assert_eq!(result.children.len(), 169 - 13);
+}
+
+#[test]
+fn two_threats_of_the_opponent_are_proven_lost_after_one_visit_of_each_block() {
+    let game = Havannah::new(5, false);
+    let mut moves = Vec::new();
+    let mut checked = 0;
+    for state in random_states(&game, 400, 61, 5) {
+        if game.forcing_moves(&state, &mut moves) != Forcing::Blocks || moves.len() < 2 {
+            continue;
+        }
+        // Each block leads to a position the opponent wins at once, proven
+        // when it is created: no evaluation is needed past the root's, and
+        // one visit of each block proves the root lost.
+        let mut search = Search::new(game.clone(), state, config(100), 3);
+        let result = search.run(&UniformEvaluator);
+        assert_eq!(result.proof, Some(Outcome::Loss));
+        assert_eq!(result.children.len(), moves.len());
+        assert_eq!(result.visits as usize, 1 + moves.len());
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} positions with two threats");
 }

@@ -155,7 +155,7 @@ impl Checkpoint {
 
     fn decode(
         path: &Path,
-        metadata: CheckpointMetadata,
+        mut metadata: CheckpointMetadata,
         bytes: Vec<u8>,
         spec: &GameSpec,
         device: &Device,
@@ -192,30 +192,51 @@ impl Checkpoint {
             calibration.check().map_err(|why| invalid(path, why))?;
         }
         let expected = NetworkConfig::for_game(spec);
-        let shape = &metadata.network;
-        if (shape.input_planes, shape.height, shape.width, shape.actions)
-            != (
-                expected.input_planes,
-                expected.height,
-                expected.width,
-                expected.actions,
-            )
+        let stored = &metadata.network;
+        let same_board = (
+            stored.input_planes,
+            stored.height,
+            stored.width,
+            stored.actions,
+        ) == (
+            expected.input_planes,
+            expected.height,
+            expected.width,
+            expected.actions,
+        );
+        // Pooled heads play any board of their game: the network is set to
+        // this one.
+        let shape = match stored.for_board(spec) {
+            Some(adapted) => adapted,
+            None if same_board => stored.clone(),
+            None => {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "network shape {}×{}×{} → {} does not fit the game's {}×{}×{} → {}",
+                        stored.input_planes,
+                        stored.height,
+                        stored.width,
+                        stored.actions,
+                        expected.input_planes,
+                        expected.height,
+                        expected.width,
+                        expected.actions
+                    ),
+                ));
+            }
+        };
+        if shape
+            .mask_plane
+            .is_some_and(|plane| plane >= shape.input_planes)
         {
             return Err(invalid(
                 path,
-                format!(
-                    "network shape {}×{}×{} → {} does not fit the game's {}×{}×{} → {}",
-                    shape.input_planes,
-                    shape.height,
-                    shape.width,
-                    shape.actions,
-                    expected.input_planes,
-                    expected.height,
-                    expected.width,
-                    expected.actions
-                ),
+                "the network's board plane is not an input plane",
             ));
         }
+        metadata.network = shape;
+        let shape = &metadata.network;
         if bytes.len() as u64 != metadata.weights_bytes {
             return Err(invalid(
                 path,

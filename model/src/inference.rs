@@ -9,13 +9,14 @@
 use std::sync::Mutex;
 
 use burn::module::Param;
+use burn::nn::conv::Conv2d;
 use burn::nn::{BatchNorm, Linear};
 use burn::tensor::Tensor;
 use grandmaitre_engine::Game;
 use grandmaitre_engine::search::{EvaluationRequest, Evaluations, Evaluator};
 use rayon::prelude::*;
 
-use crate::network::{ConvBn, Network, NetworkConfig};
+use crate::network::{ConvBn, Network, NetworkConfig, POOLED_STATISTICS, board_size_scale};
 
 /// Positions per thread below which a batch is not split.
 const MIN_POSITIONS_PER_THREAD: usize = 4;
@@ -52,18 +53,33 @@ pub struct DenseWeights {
     pub bias: Vec<f32>,
 }
 
+/// One residual block's weights.
+#[derive(Clone, Debug)]
+pub struct BlockWeights {
+    /// The first convolution.
+    pub first: ConvWeights,
+    /// The second convolution.
+    pub second: ConvWeights,
+    /// The bias from global pooling, in pooling blocks.
+    pub pooling: Option<DenseWeights>,
+}
+
 /// Every weight of a network, batch normalisation folded: what inference
-/// and export read.
+/// and export read (the ownership head, a training target only, is left
+/// out).
 #[derive(Clone, Debug)]
 pub struct FoldedWeights {
     /// Input convolution.
     pub stem: ConvWeights,
-    /// The residual blocks' two convolutions.
-    pub blocks: Vec<(ConvWeights, ConvWeights)>,
+    /// The residual blocks.
+    pub blocks: Vec<BlockWeights>,
     /// Policy head convolution.
     pub policy_conv: ConvWeights,
-    /// Policy head output layer.
-    pub policy_linear: DenseWeights,
+    /// Policy head output layer (dense heads), or the layer of the actions
+    /// that are not cells (pooled heads, if any).
+    pub policy_linear: Option<DenseWeights>,
+    /// Pooled heads: the 1×1 convolution giving each cell's logit.
+    pub policy_cells: Option<ConvWeights>,
     /// Value head convolution.
     pub value_conv: ConvWeights,
     /// Value head hidden layer.
@@ -80,10 +96,18 @@ impl FoldedWeights {
             blocks: network
                 .blocks
                 .iter()
-                .map(|b| (ConvWeights::fold(&b.first), ConvWeights::fold(&b.second)))
+                .map(|b| BlockWeights {
+                    first: ConvWeights::fold(&b.first),
+                    second: ConvWeights::fold(&b.second),
+                    pooling: b.pooling.as_ref().map(DenseWeights::from_linear),
+                })
                 .collect(),
             policy_conv: ConvWeights::fold(&network.policy_conv),
-            policy_linear: DenseWeights::from_linear(&network.policy_linear),
+            policy_linear: network
+                .policy_linear
+                .as_ref()
+                .map(DenseWeights::from_linear),
+            policy_cells: network.policy_cells.as_ref().map(ConvWeights::from_conv),
             value_conv: ConvWeights::fold(&network.value_conv),
             value_hidden: DenseWeights::from_linear(&network.value_hidden),
             value_output: DenseWeights::from_linear(&network.value_output),
@@ -126,6 +150,23 @@ impl ConvWeights {
             kernel,
             weights,
             bias,
+        }
+    }
+}
+
+impl ConvWeights {
+    /// A convolution with its own bias (no normalisation).
+    fn from_conv(conv: &Conv2d) -> ConvWeights {
+        let [output, input, kernel, _] = conv.weight.dims();
+        ConvWeights {
+            input,
+            output,
+            kernel,
+            weights: param_values(&conv.weight),
+            bias: conv
+                .bias
+                .as_ref()
+                .map_or_else(|| vec![0.0; output], param_values),
         }
     }
 }
@@ -234,6 +275,16 @@ struct Workspace {
     policy_features: Vec<f32>,
     value_features: Vec<f32>,
     value_hidden: Vec<f32>,
+    /// Per cell of the tile: 1 on the board, 0 off it (with a mask plane).
+    mask: Vec<f32>,
+    /// Per position: its board's cells.
+    board_cells: Vec<f32>,
+    /// Global pooling of the tile, `batch × 3 × channels`.
+    pooled: Vec<f32>,
+    /// A bias per position and channel, from global pooling.
+    channel_bias: Vec<f32>,
+    /// Logits of the actions that are not cells.
+    extra_logits: Vec<f32>,
 }
 
 /// The network folded for fast batched CPU inference.
@@ -241,9 +292,10 @@ struct Workspace {
 pub struct InferenceNetwork {
     config: NetworkConfig,
     stem: FoldedConv,
-    blocks: Vec<(FoldedConv, FoldedConv)>,
+    blocks: Vec<(FoldedConv, FoldedConv, Option<Dense>)>,
     policy_conv: FoldedConv,
-    policy_linear: Dense,
+    policy_linear: Option<Dense>,
+    policy_cells: Option<FoldedConv>,
     value_conv: FoldedConv,
     value_hidden: Dense,
     value_output: Dense,
@@ -289,12 +341,34 @@ impl InferenceNetwork {
             blocks: weights
                 .blocks
                 .iter()
-                .map(|(first, second)| (FoldedConv::new(first), FoldedConv::new(second)))
+                .map(|block| {
+                    (
+                        FoldedConv::new(&block.first),
+                        FoldedConv::new(&block.second),
+                        block.pooling.as_ref().map(|layer| Dense::new(layer, 0, 1)),
+                    )
+                })
                 .collect(),
             policy_conv: FoldedConv::new(&weights.policy_conv),
-            policy_linear: Dense::new(&weights.policy_linear, config.policy_channels, cells),
+            policy_linear: weights.policy_linear.as_ref().map(|layer| {
+                let channels = if config.pooled_heads {
+                    0
+                } else {
+                    config.policy_channels
+                };
+                Dense::new(layer, channels, cells)
+            }),
+            policy_cells: weights.policy_cells.as_ref().map(FoldedConv::new),
             value_conv: FoldedConv::new(&weights.value_conv),
-            value_hidden: Dense::new(&weights.value_hidden, config.value_channels, cells),
+            value_hidden: Dense::new(
+                &weights.value_hidden,
+                if config.pooled_heads {
+                    0
+                } else {
+                    config.value_channels
+                },
+                cells,
+            ),
             value_output: Dense::new(&weights.value_output, 0, 1),
             neighbours,
             workspaces: Mutex::new(Vec::new()),
@@ -402,6 +476,24 @@ impl InferenceNetwork {
                 }
             }
         }
+        // The board of each position.
+        if let Some(plane) = config.mask_plane {
+            resize(&mut ws.mask, rows);
+            resize(&mut ws.board_cells, batch);
+            for b in 0..batch {
+                let rows = b * cells..(b + 1) * cells;
+                let mut count = 0.0;
+                for (row, slot) in rows.clone().zip(&mut ws.mask[rows]) {
+                    *slot = ws.hidden[row * config.input_planes + plane];
+                    count += *slot;
+                }
+                ws.board_cells[b] = count;
+            }
+        } else {
+            ws.mask.clear();
+            ws.board_cells.clear();
+            ws.board_cells.resize(batch, cells as f32);
+        }
         resize(&mut ws.first, rows * channels);
         resize(&mut ws.second, rows * channels);
         self.conv3(
@@ -412,31 +504,94 @@ impl InferenceNetwork {
             batch,
         );
         relu_in_place(&mut ws.first);
-        for (first, second) in &self.blocks {
+        apply_mask(&mut ws.first, &ws.mask, channels);
+        for (first, second, pooling) in &self.blocks {
             self.conv3(first, &ws.first, &mut ws.columns, &mut ws.second, batch);
             relu_in_place(&mut ws.second);
+            if let Some(pooling) = pooling {
+                pool(
+                    &ws.second,
+                    &ws.mask,
+                    &ws.board_cells,
+                    channels,
+                    &mut ws.pooled,
+                );
+                resize(&mut ws.channel_bias, batch * channels);
+                dense(pooling, &ws.pooled, &mut ws.channel_bias, batch);
+                for (b, position) in ws.second.chunks_exact_mut(cells * channels).enumerate() {
+                    let bias = &ws.channel_bias[b * channels..(b + 1) * channels];
+                    for row in position.chunks_exact_mut(channels) {
+                        for (value, bias) in row.iter_mut().zip(bias) {
+                            *value = (*value + bias).max(0.0);
+                        }
+                    }
+                }
+            }
+            apply_mask(&mut ws.second, &ws.mask, channels);
             resize(&mut ws.hidden, rows * channels);
             self.conv3(second, &ws.second, &mut ws.columns, &mut ws.hidden, batch);
             for (out, skip) in ws.hidden.iter_mut().zip(&ws.first) {
                 *out = (*out + skip).max(0.0);
             }
+            apply_mask(&mut ws.hidden, &ws.mask, channels);
             std::mem::swap(&mut ws.first, &mut ws.hidden);
         }
         // Heads.
-        resize(&mut ws.policy_features, rows * self.policy_conv.output);
+        let policy_channels = self.policy_conv.output;
+        resize(&mut ws.policy_features, rows * policy_channels);
         conv1(&self.policy_conv, &ws.first, &mut ws.policy_features, rows);
         relu_in_place(&mut ws.policy_features);
-        dense(&self.policy_linear, &ws.policy_features, policy, batch);
-        resize(&mut ws.value_features, rows * self.value_conv.output);
+        let value_channels = self.value_conv.output;
+        resize(&mut ws.value_features, rows * value_channels);
         conv1(&self.value_conv, &ws.first, &mut ws.value_features, rows);
         relu_in_place(&mut ws.value_features);
         resize(&mut ws.value_hidden, batch * self.value_hidden.output);
-        dense(
-            &self.value_hidden,
-            &ws.value_features,
-            &mut ws.value_hidden,
-            batch,
-        );
+        match &self.policy_cells {
+            None => {
+                let linear = self.policy_linear.as_ref().expect("dense heads");
+                dense(linear, &ws.policy_features, policy, batch);
+                dense(
+                    &self.value_hidden,
+                    &ws.value_features,
+                    &mut ws.value_hidden,
+                    batch,
+                );
+            }
+            Some(cell_conv) => {
+                let actions = config.actions;
+                // One logit per cell, written into each position's row.
+                resize(&mut ws.columns, rows);
+                conv1(cell_conv, &ws.policy_features, &mut ws.columns, rows);
+                for (b, logits) in policy.chunks_exact_mut(actions).enumerate() {
+                    logits[..cells].copy_from_slice(&ws.columns[b * cells..(b + 1) * cells]);
+                }
+                if let Some(linear) = &self.policy_linear {
+                    pool(
+                        &ws.policy_features,
+                        &ws.mask,
+                        &ws.board_cells,
+                        policy_channels,
+                        &mut ws.pooled,
+                    );
+                    resize(&mut ws.extra_logits, batch * linear.output);
+                    dense(linear, &ws.pooled, &mut ws.extra_logits, batch);
+                    for (logits, extra) in policy
+                        .chunks_exact_mut(actions)
+                        .zip(ws.extra_logits.chunks_exact(linear.output))
+                    {
+                        logits[cells..].copy_from_slice(extra);
+                    }
+                }
+                pool(
+                    &ws.value_features,
+                    &ws.mask,
+                    &ws.board_cells,
+                    value_channels,
+                    &mut ws.pooled,
+                );
+                dense(&self.value_hidden, &ws.pooled, &mut ws.value_hidden, batch);
+            }
+        }
         relu_in_place(&mut ws.value_hidden);
         dense(&self.value_output, &ws.value_hidden, wdl, batch);
     }
@@ -505,6 +660,60 @@ fn dense(layer: &Dense, input: &[f32], output: &mut [f32], batch: usize) {
         layer.input,
         layer.output,
     );
+}
+
+/// Zeroes the cells off the board of channel-last `values` (`mask` empty:
+/// the board fills the grid).
+fn apply_mask(values: &mut [f32], mask: &[f32], channels: usize) {
+    if mask.is_empty() {
+        return;
+    }
+    for (row, &on_board) in values.chunks_exact_mut(channels).zip(mask) {
+        if on_board == 0.0 {
+            row.fill(0.0);
+        }
+    }
+}
+
+/// Global pooling of non-negative channel-last `features` over each
+/// position's board (see [`crate::network`]): `batch × [means, scaled means,
+/// maxima]`, each `channels` long.
+fn pool(
+    features: &[f32],
+    mask: &[f32],
+    board_cells: &[f32],
+    channels: usize,
+    pooled: &mut Vec<f32>,
+) {
+    let batch = board_cells.len();
+    let cells = features.len() / channels / batch.max(1);
+    resize(pooled, batch * POOLED_STATISTICS * channels);
+    for (b, out) in pooled
+        .chunks_exact_mut(POOLED_STATISTICS * channels)
+        .enumerate()
+    {
+        let (sums, rest) = out.split_at_mut(channels);
+        let (scaled, maxima) = rest.split_at_mut(channels);
+        sums.fill(0.0);
+        maxima.fill(0.0);
+        for cell in 0..cells {
+            let row = b * cells + cell;
+            if !mask.is_empty() && mask[row] == 0.0 {
+                continue;
+            }
+            let values = &features[row * channels..(row + 1) * channels];
+            for ((sum, max), &value) in sums.iter_mut().zip(maxima.iter_mut()).zip(values) {
+                *sum += value;
+                *max = max.max(value);
+            }
+        }
+        let count = board_cells[b].max(1.0);
+        let scale = board_size_scale(board_cells[b]);
+        for (mean, scaled) in sums.iter_mut().zip(scaled.iter_mut()) {
+            *mean /= count;
+            *scaled = *mean * scale;
+        }
+    }
 }
 
 fn relu_in_place(values: &mut [f32]) {

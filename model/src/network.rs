@@ -1,27 +1,51 @@
 //! The policy/value network: a residual convolutional tower with a policy head
-//! (logits over the game's actions) and a win/draw/loss head (logits).
+//! (logits over the game's actions), a win/draw/loss head (logits) and, on
+//! request, an ownership head (each cell's final owner, a training target
+//! only).
 //!
 //! ```text
 //! planes ─ conv3×3 ─ BN ─ ReLU ─ [residual block] × blocks ─┬─ policy head
-//!                                                             └─ value head
-//! residual block: x + BN(conv3×3(ReLU(BN(conv3×3(x))))), then ReLU
-//! policy head:    conv1×1 (policy_channels) ─ BN ─ ReLU ─ flatten ─ linear → actions
-//! value head:     conv1×1 (value_channels) ─ BN ─ ReLU ─ flatten ─ linear
-//!                 (value_hidden) ─ ReLU ─ linear → 3 (win, draw, loss)
+//!                                                             ├─ value head
+//!                                                             └─ ownership head
+//! residual block: x + BN(conv3×3(h)), then ReLU, with h = ReLU(BN(conv3×3(x)))
+//!                 (+ a per-channel bias from h's global pooling, in pooling
+//!                 blocks)
 //! ```
+//!
+//! Two kinds of heads:
+//!
+//! - **dense** (the first models' shape): policy conv1×1 (policy_channels) ─
+//!   BN ─ ReLU ─ flatten ─ linear → actions; value conv1×1 (value_channels) ─
+//!   BN ─ ReLU ─ flatten ─ linear (value_hidden) ─ ReLU ─ linear → 3. Tied
+//!   to one board size.
+//! - **pooled** (KataGo, Wu 2019; Polygames, Cazenave et al. 2020): policy
+//!   conv1×1 ─ BN ─ ReLU ─ conv1×1 → one logit per cell (action `i < cells` is
+//!   cell `i`, row-major), the actions that are not cells from a linear layer
+//!   on the policy features' global pooling; value conv1×1 ─ BN ─ ReLU ─
+//!   global pooling ─ linear ─ ReLU ─ linear → 3. No layer depends on the
+//!   board's size: one network plays every board of its game.
+//!
+//! Global pooling over the board's cells gives three numbers per channel:
+//! the mean, the mean scaled by (√cells − 10) / 10 (so that the network
+//! knows the board's size), and the maximum (KataGo). When the game marks
+//! its board in an input plane (`mask_plane`: grid cells off the board are
+//! 0 there, as Havannah's hexagon in its square grid), pooling covers the
+//! board only and the tower's activations are zeroed off the board after
+//! every convolution, so that off-board cells act as the grid's edge.
 //!
 //! The same code serves every game: the shapes come from its `GameSpec`.
 
-use burn::config::Config;
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
 use burn::tensor::{Device, Tensor};
 use grandmaitre_engine::GameSpec;
+use serde::{Deserialize, Serialize};
 
-/// Shape and size of a network.
-#[derive(Config, Debug, PartialEq, Eq)]
+/// Shape and size of a network. Fields added after the first checkpoints
+/// default to the first networks' shape when a description lacks them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NetworkConfig {
     /// Input planes.
     pub input_planes: usize,
@@ -32,27 +56,114 @@ pub struct NetworkConfig {
     /// Policy logits (the game's action count).
     pub actions: usize,
     /// Channels of the residual tower.
-    #[config(default = 32)]
     pub channels: usize,
     /// Residual blocks.
-    #[config(default = 4)]
     pub blocks: usize,
     /// Channels of the policy head's 1×1 convolution.
-    #[config(default = 4)]
     pub policy_channels: usize,
     /// Channels of the value head's 1×1 convolution.
-    #[config(default = 2)]
     pub value_channels: usize,
     /// Hidden units of the value head.
-    #[config(default = 64)]
     pub value_hidden: usize,
+    /// Pooled heads, independent of the board's size, instead of dense ones.
+    #[serde(default)]
+    pub pooled_heads: bool,
+    /// Every this many residual blocks, one adds a bias from global pooling
+    /// (the last of each run of this many; 0: none).
+    #[serde(default)]
+    pub pooling_every: usize,
+    /// The ownership head (a training target: each cell's final owner).
+    #[serde(default)]
+    pub ownership_head: bool,
+    /// The input plane that marks the board's cells (see the module
+    /// header), if the board does not fill its grid.
+    #[serde(default)]
+    pub mask_plane: Option<usize>,
+}
+
+/// `with_field(value)`: the configuration with one field changed.
+macro_rules! setters {
+    ($($field:ident: $type:ty => $setter:ident),* $(,)?) => {
+        impl NetworkConfig {
+            $(
+                #[doc = concat!("The configuration with `", stringify!($field), "` set.")]
+                pub fn $setter(mut self, $field: $type) -> NetworkConfig {
+                    self.$field = $field;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+setters! {
+    channels: usize => with_channels,
+    blocks: usize => with_blocks,
+    policy_channels: usize => with_policy_channels,
+    value_channels: usize => with_value_channels,
+    value_hidden: usize => with_value_hidden,
+    pooled_heads: bool => with_pooled_heads,
+    pooling_every: usize => with_pooling_every,
+    ownership_head: bool => with_ownership_head,
+    mask_plane: Option<usize> => with_mask_plane,
 }
 
 impl NetworkConfig {
-    /// A network for a game, with the default tower size.
+    /// A network of the default size (32 channels × 4 blocks, dense heads)
+    /// for `input_planes` planes of `height × width` and `actions` actions.
+    pub fn new(input_planes: usize, height: usize, width: usize, actions: usize) -> NetworkConfig {
+        NetworkConfig {
+            input_planes,
+            height,
+            width,
+            actions,
+            channels: 32,
+            blocks: 4,
+            policy_channels: 4,
+            value_channels: 2,
+            value_hidden: 64,
+            pooled_heads: false,
+            pooling_every: 0,
+            ownership_head: false,
+            mask_plane: None,
+        }
+    }
+
+    /// A network for a game, with the default tower size and dense heads.
     pub fn for_game(spec: &GameSpec) -> NetworkConfig {
         let [planes, height, width] = spec.observation_shape;
         NetworkConfig::new(planes, height, width, spec.action_count)
+    }
+
+    /// A network of pooled heads for a game: pooling in every second
+    /// block, the ownership head, the board's plane as the mask.
+    pub fn pooled_for_game(spec: &GameSpec) -> NetworkConfig {
+        NetworkConfig::for_game(spec)
+            .with_pooled_heads(true)
+            .with_pooling_every(2)
+            .with_ownership_head(true)
+            .with_mask_plane(spec.board_plane)
+            .with_policy_channels(16)
+            .with_value_channels(16)
+    }
+
+    /// The same network on another board of its game (pooled heads only:
+    /// dense heads are tied to their board).
+    pub fn for_board(&self, spec: &GameSpec) -> Option<NetworkConfig> {
+        let [planes, height, width] = spec.observation_shape;
+        let fits = planes == self.input_planes
+            && spec.board_plane == self.mask_plane
+            && spec.action_count - height * width == self.actions - self.cells();
+        if self.pooled_heads && fits {
+            Some(NetworkConfig {
+                height,
+                width,
+                actions: spec.action_count,
+                ..self.clone()
+            })
+        } else {
+            None
+        }
     }
 
     /// Cells of the board.
@@ -60,16 +171,39 @@ impl NetworkConfig {
         self.height * self.width
     }
 
-    /// Multiply-adds of one position through the network.
+    /// Actions that are not cells (pooled heads).
+    pub fn extra_actions(&self) -> usize {
+        self.actions.saturating_sub(self.cells())
+    }
+
+    /// Whether block `index` adds a bias from global pooling.
+    pub fn pools_in_block(&self, index: usize) -> bool {
+        self.pooling_every > 0 && index % self.pooling_every == self.pooling_every - 1
+    }
+
+    /// Blocks that add a bias from global pooling.
+    pub fn pooling_blocks(&self) -> usize {
+        (0..self.blocks).filter(|&i| self.pools_in_block(i)).count()
+    }
+
+    /// Multiply-adds of one position through the network (ownership head
+    /// excluded: search does not run it).
     pub fn multiply_adds(&self) -> usize {
         let cells = self.cells();
         let conv3 = |input: usize, output: usize| input * output * 9 * cells;
-        conv3(self.input_planes, self.channels)
+        let tower = conv3(self.input_planes, self.channels)
             + self.blocks * 2 * conv3(self.channels, self.channels)
-            + self.channels * (self.policy_channels + self.value_channels) * cells
-            + self.policy_channels * cells * self.actions
-            + self.value_channels * cells * self.value_hidden
-            + self.value_hidden * 3
+            + self.pooling_blocks() * POOLED_STATISTICS * self.channels * self.channels;
+        let head_convs = self.channels * (self.policy_channels + self.value_channels) * cells;
+        let heads = if self.pooled_heads {
+            self.policy_channels * cells
+                + POOLED_STATISTICS * self.policy_channels * self.extra_actions()
+                + POOLED_STATISTICS * self.value_channels * self.value_hidden
+        } else {
+            self.policy_channels * cells * self.actions
+                + self.value_channels * cells * self.value_hidden
+        };
+        tower + head_convs + heads + self.value_hidden * 3
     }
 
     /// Numbers the network holds (weights, biases and normalisation
@@ -87,40 +221,102 @@ impl NetworkConfig {
         let linear = |input: usize, output: usize| input.checked_mul(output)?.checked_add(output);
         let tower = conv_bn(self.channels, self.channels, 3)?
             .checked_mul(2)?
-            .checked_mul(self.blocks)?;
+            .checked_mul(self.blocks)?
+            .checked_add(
+                linear(POOLED_STATISTICS.checked_mul(self.channels)?, self.channels)?
+                    .checked_mul(self.pooling_blocks())?,
+            )?;
+        let heads = if self.pooled_heads {
+            let extra = match self.extra_actions() {
+                0 => 0,
+                extra => linear(POOLED_STATISTICS * self.policy_channels, extra)?,
+            };
+            [
+                linear(self.policy_channels, 1)?,
+                extra,
+                linear(
+                    POOLED_STATISTICS.checked_mul(self.value_channels)?,
+                    self.value_hidden,
+                )?,
+            ]
+        } else {
+            [
+                linear(self.policy_channels.checked_mul(cells)?, self.actions)?,
+                0,
+                linear(self.value_channels.checked_mul(cells)?, self.value_hidden)?,
+            ]
+        };
+        let ownership = if self.ownership_head {
+            linear(self.channels, 1)?
+        } else {
+            0
+        };
         [
             conv_bn(self.input_planes, self.channels, 3)?,
             tower,
             conv_bn(self.channels, self.policy_channels, 1)?,
-            linear(self.policy_channels.checked_mul(cells)?, self.actions)?,
             conv_bn(self.channels, self.value_channels, 1)?,
-            linear(self.value_channels.checked_mul(cells)?, self.value_hidden)?,
             linear(self.value_hidden, 3)?,
+            ownership,
         ]
         .into_iter()
+        .chain(heads)
         .try_fold(0usize, usize::checked_add)
     }
 
     /// Builds a network with freshly initialised weights on `device`.
     pub fn init(&self, device: &Device) -> Network {
         let cells = self.cells();
+        let pooled = self.pooled_heads;
+        let conv1 =
+            |input: usize, output: usize| Conv2dConfig::new([input, output], [1, 1]).init(device);
+        let value_inputs = if pooled {
+            POOLED_STATISTICS * self.value_channels
+        } else {
+            self.value_channels * cells
+        };
         Network {
             stem: ConvBn::new(self.input_planes, self.channels, 3, device),
             blocks: (0..self.blocks)
-                .map(|_| ResidualBlock {
+                .map(|index| ResidualBlock {
                     first: ConvBn::new(self.channels, self.channels, 3, device),
                     second: ConvBn::new(self.channels, self.channels, 3, device),
+                    pooling: self.pools_in_block(index).then(|| {
+                        LinearConfig::new(POOLED_STATISTICS * self.channels, self.channels)
+                            .init(device)
+                    }),
                 })
                 .collect(),
             policy_conv: ConvBn::new(self.channels, self.policy_channels, 1, device),
-            policy_linear: LinearConfig::new(self.policy_channels * cells, self.actions)
-                .init(device),
+            policy_linear: if !pooled {
+                Some(LinearConfig::new(self.policy_channels * cells, self.actions).init(device))
+            } else if self.extra_actions() > 0 {
+                Some(
+                    LinearConfig::new(
+                        POOLED_STATISTICS * self.policy_channels,
+                        self.extra_actions(),
+                    )
+                    .init(device),
+                )
+            } else {
+                None
+            },
+            policy_cells: pooled.then(|| conv1(self.policy_channels, 1)),
             value_conv: ConvBn::new(self.channels, self.value_channels, 1, device),
-            value_hidden: LinearConfig::new(self.value_channels * cells, self.value_hidden)
-                .init(device),
+            value_hidden: LinearConfig::new(value_inputs, self.value_hidden).init(device),
             value_output: LinearConfig::new(self.value_hidden, 3).init(device),
+            ownership: self.ownership_head.then(|| conv1(self.channels, 1)),
+            mask_plane: self.mask_plane,
         }
     }
+}
+
+/// Numbers global pooling gives per channel: mean, scaled mean, maximum.
+pub const POOLED_STATISTICS: usize = 3;
+
+/// The scale of the second pooled statistic: (√cells − 10) / 10.
+pub fn board_size_scale(cells: f32) -> f32 {
+    (cells.sqrt() - 10.0) / 10.0
 }
 
 /// A convolution without bias followed by batch normalisation.
@@ -158,14 +354,78 @@ pub struct ResidualBlock {
     pub first: ConvBn,
     /// The second convolution (added to the input, then ReLU).
     pub second: ConvBn,
+    /// In pooling blocks: the per-channel bias added to the first
+    /// convolution's output, from its global pooling.
+    pub pooling: Option<Linear>,
 }
 
 impl ResidualBlock {
     /// # Shapes
     /// `[batch, channels, height, width]` → the same.
-    pub fn forward(&self, input: Tensor<4>) -> Tensor<4> {
-        let hidden = relu(self.first.forward(input.clone()));
-        relu(self.second.forward(hidden) + input)
+    pub fn forward(&self, input: Tensor<4>, board: &Board) -> Tensor<4> {
+        let mut hidden = relu(self.first.forward(input.clone()));
+        if let Some(pooling) = &self.pooling {
+            let [batch, channels, _, _] = hidden.dims();
+            let bias = pooling
+                .forward(board.pool(hidden.clone()))
+                .reshape([batch, channels, 1, 1]);
+            hidden = relu(hidden + bias);
+        }
+        let hidden = board.mask(hidden);
+        board.mask(relu(self.second.forward(hidden) + input))
+    }
+}
+
+/// Where the board lies in the grid, for masking and pooling.
+#[derive(Clone, Debug)]
+pub struct Board {
+    /// `[batch, 1, height, width]`: 1 on the board, 0 off it (`None`: the
+    /// board fills the grid).
+    mask: Option<Tensor<4>>,
+    /// `[batch, 1]`: cells on the board.
+    cells: Tensor<2>,
+}
+
+impl Board {
+    /// The board of each position of `planes` (`[batch, planes, height,
+    /// width]`), from its `mask_plane`.
+    pub fn new(planes: &Tensor<4>, mask_plane: Option<usize>) -> Board {
+        let [batch, _, height, width] = planes.dims();
+        match mask_plane {
+            Some(plane) => {
+                let mask = planes.clone().narrow(1, plane, 1);
+                let cells = mask.clone().sum_dim(2).sum_dim(3).reshape([batch, 1]);
+                Board {
+                    mask: Some(mask),
+                    cells,
+                }
+            }
+            None => Board {
+                mask: None,
+                cells: Tensor::<2>::full([batch, 1], (height * width) as f32, &planes.device()),
+            },
+        }
+    }
+
+    /// `x` with the cells off the board zeroed.
+    pub fn mask(&self, x: Tensor<4>) -> Tensor<4> {
+        match &self.mask {
+            Some(mask) => x * mask.clone(),
+            None => x,
+        }
+    }
+
+    /// Global pooling of non-negative features over the board's cells:
+    /// `[batch, channels, height, width]` → `[batch, 3 × channels]` (means,
+    /// scaled means, maxima).
+    pub fn pool(&self, x: Tensor<4>) -> Tensor<2> {
+        let [batch, channels, _, _] = x.dims();
+        let x = self.mask(x);
+        let sums = x.clone().sum_dim(2).sum_dim(3).reshape([batch, channels]);
+        let means = sums / self.cells.clone();
+        let scale = (self.cells.clone().sqrt() - 10.0) / 10.0;
+        let maxima = x.max_dim(2).max_dim(3).reshape([batch, channels]);
+        Tensor::cat(vec![means.clone(), means * scale, maxima], 1)
     }
 }
 
@@ -178,17 +438,25 @@ pub struct Network {
     pub blocks: Vec<ResidualBlock>,
     /// Policy head convolution.
     pub policy_conv: ConvBn,
-    /// Policy head output layer.
-    pub policy_linear: Linear,
+    /// Policy head output layer: every action (dense heads), or the actions
+    /// that are not cells (pooled heads; `None` when all actions are cells).
+    pub policy_linear: Option<Linear>,
+    /// Pooled heads: the policy logit of each cell.
+    pub policy_cells: Option<Conv2d>,
     /// Value head convolution.
     pub value_conv: ConvBn,
     /// Value head hidden layer.
     pub value_hidden: Linear,
     /// Value head output layer.
     pub value_output: Linear,
+    /// The ownership head: each cell's final owner, from the side to move's
+    /// point of view (tanh: +1 own, −1 the opponent's).
+    pub ownership: Option<Conv2d>,
+    /// The input plane that marks the board (not a weight).
+    pub mask_plane: Option<usize>,
 }
 
-/// The two heads' outputs.
+/// The heads' outputs.
 #[derive(Debug)]
 pub struct NetworkOutput {
     /// Policy logits, `[batch, actions]`; illegal actions are masked where
@@ -196,24 +464,51 @@ pub struct NetworkOutput {
     pub policy_logits: Tensor<2>,
     /// Win/draw/loss logits for the side to move, `[batch, 3]`.
     pub wdl_logits: Tensor<2>,
+    /// Predicted final owner of each cell in `[−1, 1]` (0 off the board),
+    /// `[batch, cells]`, when the network has the ownership head.
+    pub ownership: Option<Tensor<2>>,
 }
 
 impl Network {
     /// # Shapes
-    /// `[batch, planes, height, width]` → policy logits `[batch, actions]`
-    /// and win/draw/loss logits `[batch, 3]`.
+    /// `[batch, planes, height, width]` → policy logits `[batch, actions]`,
+    /// win/draw/loss logits `[batch, 3]` and ownership `[batch, cells]`.
     pub fn forward(&self, planes: Tensor<4>) -> NetworkOutput {
-        let mut x = relu(self.stem.forward(planes));
+        let board = Board::new(&planes, self.mask_plane);
+        let mut x = board.mask(relu(self.stem.forward(planes)));
         for block in &self.blocks {
-            x = block.forward(x);
+            x = block.forward(x, &board);
         }
-        let policy = relu(self.policy_conv.forward(x.clone())).flatten::<2>(1, 3);
-        let value = relu(self.value_conv.forward(x)).flatten::<2>(1, 3);
+        let ownership = self.ownership.as_ref().map(|head| {
+            board
+                .mask(head.forward(x.clone()).tanh())
+                .flatten::<2>(1, 3)
+        });
+        let policy = relu(self.policy_conv.forward(x.clone()));
+        let value = relu(self.value_conv.forward(x));
+        let (policy_logits, value) = match &self.policy_cells {
+            None => {
+                let linear = self.policy_linear.as_ref().expect("dense heads");
+                (
+                    linear.forward(policy.flatten::<2>(1, 3)),
+                    value.flatten::<2>(1, 3),
+                )
+            }
+            Some(cells) => {
+                let mut logits = cells.forward(policy.clone()).flatten::<2>(1, 3);
+                if let Some(linear) = &self.policy_linear {
+                    let extra = linear.forward(board.pool(policy));
+                    logits = Tensor::cat(vec![logits, extra], 1);
+                }
+                (logits, board.pool(value))
+            }
+        };
         NetworkOutput {
-            policy_logits: self.policy_linear.forward(policy),
+            policy_logits,
             wdl_logits: self
                 .value_output
                 .forward(relu(self.value_hidden.forward(value))),
+            ownership,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! ONNX export of the network (opset 13): input `planes` `[N, C, H, W]`,
 //! outputs `policy_logits` `[N, actions]` and `wdl_logits` `[N, 3]`, batch
-//! normalisation folded into the convolutions.
+//! normalisation folded into the convolutions. Pooled heads, pooling blocks
+//! and the board's mask are written with `Slice`, `Mul`, `ReduceSum`,
+//! `ReduceMax` and `Concat` (see [`crate::network`]).
 //!
 //! The messages below are the subset of ONNX's `onnx.proto` (field numbers
 //! as there) that the export writes, encoded with prost.
@@ -8,13 +10,14 @@
 use prost::Message;
 
 use crate::inference::FoldedWeights;
-use crate::network::NetworkConfig;
+use crate::network::{NetworkConfig, board_size_scale};
 
 /// ONNX IR version written (ONNX 1.8 and later read it).
 const IR_VERSION: i64 = 7;
 /// The operator set.
 pub const OPSET: i64 = 13;
 const FLOAT: i32 = 1;
+const INT64: i32 = 7;
 
 #[derive(Clone, PartialEq, Message)]
 struct ModelProto {
@@ -146,6 +149,24 @@ fn float_tensor(name: &str, dims: &[usize], values: &[f32]) -> TensorProto {
     }
 }
 
+fn int64_tensor(name: &str, values: &[i64]) -> TensorProto {
+    TensorProto {
+        dims: vec![values.len() as i64],
+        data_type: INT64,
+        name: name.to_string(),
+        raw_data: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    }
+}
+
+fn int(name: &str, value: i64) -> AttributeProto {
+    AttributeProto {
+        name: name.to_string(),
+        i: value,
+        r#type: 2,
+        ..AttributeProto::default()
+    }
+}
+
 fn ints(name: &str, values: &[i64]) -> AttributeProto {
     AttributeProto {
         name: name.to_string(),
@@ -201,9 +222,121 @@ fn value_info(name: &str, dims: &[Option<usize>]) -> ValueInfoProto {
 struct GraphBuilder {
     nodes: Vec<NodeProto>,
     initializers: Vec<TensorProto>,
+    /// Constants (not weights: left out of the safetensors file).
+    constants: Vec<TensorProto>,
+    /// `[N, 1, H, W]`, 1 on the board, with a mask plane.
+    mask: Option<String>,
+    /// `[N, 1]`: cells of each position's board (with a mask plane).
+    board_cells: Option<String>,
+    /// Cells of the grid (without a mask plane).
+    grid_cells: usize,
 }
 
 impl GraphBuilder {
+    fn node(
+        &mut self,
+        op: &str,
+        name: &str,
+        inputs: &[&str],
+        attribute: Vec<AttributeProto>,
+    ) -> String {
+        let output = format!("{name}.out");
+        self.nodes.push(node(op, name, inputs, &output, attribute));
+        output
+    }
+
+    fn constant_floats(&mut self, name: &str, values: &[f32]) -> String {
+        if !self.constants.iter().any(|c| c.name == name) {
+            self.constants
+                .push(float_tensor(name, &[values.len()], values));
+        }
+        name.to_string()
+    }
+
+    fn constant_ints(&mut self, name: &str, values: &[i64]) -> String {
+        if !self.constants.iter().any(|c| c.name == name) {
+            self.constants.push(int64_tensor(name, values));
+        }
+        name.to_string()
+    }
+
+    /// `x` with the cells off the board zeroed.
+    fn mask(&mut self, name: &str, x: &str) -> String {
+        match self.mask.clone() {
+            Some(mask) => self.node("Mul", name, &[x, &mask], Vec::new()),
+            None => x.to_string(),
+        }
+    }
+
+    /// Global pooling of `[N, C, H, W]` non-negative features into
+    /// `[N, 3C]`: means, scaled means, maxima over the board.
+    fn pool(&mut self, name: &str, x: &str) -> String {
+        let axes = self.constant_ints("const.axes_hw", &[2, 3]);
+        let masked = self.mask(&format!("{name}.masked"), x);
+        let maxima = self.node(
+            "ReduceMax",
+            &format!("{name}.max"),
+            &[&masked],
+            vec![ints("axes", &[2, 3]), int("keepdims", 0)],
+        );
+        let (means, scaled) = match self.board_cells.clone() {
+            Some(cells) => {
+                let sums = self.node(
+                    "ReduceSum",
+                    &format!("{name}.sum"),
+                    &[&masked, &axes],
+                    vec![int("keepdims", 0)],
+                );
+                let means = self.node("Div", &format!("{name}.mean"), &[&sums, &cells], Vec::new());
+                let scale = self.board_scale();
+                let scaled = self.node(
+                    "Mul",
+                    &format!("{name}.scaled"),
+                    &[&means, &scale],
+                    Vec::new(),
+                );
+                (means, scaled)
+            }
+            None => {
+                let means = self.node(
+                    "ReduceMean",
+                    &format!("{name}.mean"),
+                    &[&masked],
+                    vec![ints("axes", &[2, 3]), int("keepdims", 0)],
+                );
+                let scale = board_size_scale(self.grid_cells as f32);
+                let scale = self.constant_floats("const.board_scale", &[scale]);
+                let scaled = self.node(
+                    "Mul",
+                    &format!("{name}.scaled"),
+                    &[&means, &scale],
+                    Vec::new(),
+                );
+                (means, scaled)
+            }
+        };
+        self.node(
+            "Concat",
+            name,
+            &[&means, &scaled, &maxima],
+            vec![int("axis", 1)],
+        )
+    }
+
+    /// `[N, 1]`: (√cells − 10) / 10 of each position's board, computed once.
+    fn board_scale(&mut self) -> String {
+        let name = "board.scale";
+        let output = format!("{name}.out");
+        if self.nodes.iter().any(|n| n.output[0] == output) {
+            return output;
+        }
+        let cells = self.board_cells.clone().expect("a mask plane");
+        let ten = self.constant_floats("const.ten", &[10.0]);
+        let root = self.node("Sqrt", "board.sqrt", &[&cells], Vec::new());
+        let less = self.node("Sub", "board.sub", &[&root, &ten], Vec::new());
+        self.node("Div", name, &[&less, &ten], Vec::new())
+    }
+
     fn conv(&mut self, name: &str, input: &str, conv: &crate::inference::ConvWeights) -> String {
         let pad = (conv.kernel / 2) as i64;
         let weight = format!("{name}.weight");
@@ -285,33 +418,108 @@ impl GraphBuilder {
 }
 
 /// The graph of the network: its nodes and its weights (initializers).
-fn build_graph(weights: &FoldedWeights) -> GraphBuilder {
+fn build_graph(weights: &FoldedWeights, config: &NetworkConfig) -> GraphBuilder {
     let mut graph = GraphBuilder {
         nodes: Vec::new(),
         initializers: Vec::new(),
+        constants: Vec::new(),
+        mask: None,
+        board_cells: None,
+        grid_cells: config.cells(),
     };
+    if let Some(plane) = config.mask_plane {
+        let starts = graph.constant_ints("const.mask_start", &[plane as i64]);
+        let ends = graph.constant_ints("const.mask_end", &[plane as i64 + 1]);
+        let axes = graph.constant_ints("const.axis_planes", &[1]);
+        let mask = graph.node(
+            "Slice",
+            "board.mask",
+            &["planes", &starts, &ends, &axes],
+            Vec::new(),
+        );
+        let axes = graph.constant_ints("const.axes_hw", &[2, 3]);
+        let cells = graph.node(
+            "ReduceSum",
+            "board.cells",
+            &[&mask, &axes],
+            vec![int("keepdims", 0)],
+        );
+        graph.mask = Some(mask);
+        graph.board_cells = Some(cells);
+    }
     let stem = graph.conv("stem", "planes", &weights.stem);
-    let mut x = graph.unary("Relu", "stem.relu", &stem);
-    for (index, (first, second)) in weights.blocks.iter().enumerate() {
+    let stem = graph.unary("Relu", "stem.relu", &stem);
+    let mut x = graph.mask("stem.mask", &stem);
+    for (index, block) in weights.blocks.iter().enumerate() {
         let name = format!("block{index}");
-        let hidden = graph.conv(&format!("{name}.first"), &x, first);
-        let hidden = graph.unary("Relu", &format!("{name}.first.relu"), &hidden);
-        let hidden = graph.conv(&format!("{name}.second"), &hidden, second);
+        let hidden = graph.conv(&format!("{name}.first"), &x, &block.first);
+        let mut hidden = graph.unary("Relu", &format!("{name}.first.relu"), &hidden);
+        if let Some(pooling) = &block.pooling {
+            let pooled = graph.pool(&format!("{name}.pool"), &hidden);
+            let bias = graph.dense(
+                &format!("{name}.pooling"),
+                &pooled,
+                pooling,
+                &format!("{name}.pooling.out"),
+            );
+            let shape = graph.constant_ints(
+                &format!("const.bias_shape{}", pooling.output),
+                &[-1, pooling.output as i64, 1, 1],
+            );
+            let bias = graph.node(
+                "Reshape",
+                &format!("{name}.pooling.reshape"),
+                &[&bias, &shape],
+                Vec::new(),
+            );
+            let sum = graph.add(&format!("{name}.pooling.add"), &hidden, &bias);
+            hidden = graph.unary("Relu", &format!("{name}.pooling.relu"), &sum);
+        }
+        let hidden = graph.mask(&format!("{name}.first.mask"), &hidden);
+        let hidden = graph.conv(&format!("{name}.second"), &hidden, &block.second);
         let sum = graph.add(&format!("{name}.add"), &hidden, &x);
-        x = graph.unary("Relu", &format!("{name}.relu"), &sum);
+        let out = graph.unary("Relu", &format!("{name}.relu"), &sum);
+        x = graph.mask(&format!("{name}.mask"), &out);
     }
     let policy = graph.conv("policy.conv", &x, &weights.policy_conv);
     let policy = graph.unary("Relu", "policy.relu", &policy);
-    let policy = graph.flatten("policy.flatten", &policy);
-    graph.dense(
-        "policy.linear",
-        &policy,
-        &weights.policy_linear,
-        "policy_logits",
-    );
     let value = graph.conv("value.conv", &x, &weights.value_conv);
     let value = graph.unary("Relu", "value.relu", &value);
-    let value = graph.flatten("value.flatten", &value);
+    let value = match &weights.policy_cells {
+        None => {
+            let linear = weights.policy_linear.as_ref().expect("dense heads");
+            let policy = graph.flatten("policy.flatten", &policy);
+            graph.dense("policy.linear", &policy, linear, "policy_logits");
+            graph.flatten("value.flatten", &value)
+        }
+        Some(cells) => {
+            let logits = graph.conv("policy.cells", &policy, cells);
+            let logits = graph.flatten("policy.cells.flatten", &logits);
+            match &weights.policy_linear {
+                Some(linear) => {
+                    let pooled = graph.pool("policy.pool", &policy);
+                    let extra = graph.dense("policy.linear", &pooled, linear, "policy.linear.out");
+                    graph.nodes.push(node(
+                        "Concat",
+                        "policy.concat",
+                        &[&logits, &extra],
+                        "policy_logits",
+                        vec![int("axis", 1)],
+                    ));
+                }
+                None => {
+                    graph.nodes.push(node(
+                        "Identity",
+                        "policy.identity",
+                        &[&logits],
+                        "policy_logits",
+                        Vec::new(),
+                    ));
+                }
+            }
+            graph.pool("value.pool", &value)
+        }
+    };
     let value = graph.dense(
         "value.hidden",
         &value,
@@ -328,9 +536,10 @@ fn build_graph(weights: &FoldedWeights) -> GraphBuilder {
 /// with `metadata` in the header.
 pub fn safetensors(
     weights: &FoldedWeights,
+    config: &NetworkConfig,
     metadata: &[(String, String)],
 ) -> Result<Vec<u8>, String> {
-    let graph = build_graph(weights);
+    let graph = build_graph(weights, config);
     let views: Vec<(String, ::safetensors::tensor::TensorView<'_>)> = graph
         .initializers
         .iter()
@@ -352,7 +561,7 @@ pub fn export(
     config: &NetworkConfig,
     metadata: &[(String, String)],
 ) -> Vec<u8> {
-    let graph = build_graph(weights);
+    let graph = build_graph(weights, config);
     let model = ModelProto {
         ir_version: IR_VERSION,
         producer_name: "grandmaitre".to_string(),
@@ -360,7 +569,11 @@ pub fn export(
         graph: Some(GraphProto {
             node: graph.nodes,
             name: "grandmaitre".to_string(),
-            initializer: graph.initializers,
+            initializer: graph
+                .initializers
+                .into_iter()
+                .chain(graph.constants)
+                .collect(),
             input: vec![value_info(
                 "planes",
                 &[

@@ -4,6 +4,7 @@
 use burn::module::{Param, RunningState};
 use burn::tensor::{Device, Distribution, Tensor};
 use grandmaitre_engine::Game;
+use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::network::ConvBn;
 use grandmaitre_model::{
@@ -64,6 +65,108 @@ fn max_difference(a: &[f32], b: &[f32]) -> f32 {
         .zip(b)
         .map(|(x, y)| (x - y).abs())
         .fold(0.0, f32::max)
+}
+
+/// The fast path of `network` (shaped `config`) gives burn's outputs on
+/// positions of `game`.
+fn fast_path_matches<G: Game>(game: &G, network: &Network, config: &NetworkConfig) {
+    let device = Device::flex();
+    let fast = InferenceNetwork::new(network, config);
+    for (batch, seed) in [(1, 1), (7, 2), (40, 3)] {
+        let planes = planes_of(game, batch, seed);
+        let (policy, wdl) = burn_forward(network, config, &planes, &device);
+        let mut fast_policy = vec![0.0; batch * config.actions];
+        let mut fast_wdl = vec![0.0; batch * 3];
+        fast.forward(&planes, &mut fast_policy, &mut fast_wdl);
+        assert!(
+            max_difference(&policy, &fast_policy) <= 1e-4,
+            "policy, batch {batch}, {config:?}"
+        );
+        assert!(
+            max_difference(&wdl, &fast_wdl) <= 1e-4,
+            "value, batch {batch}, {config:?}"
+        );
+    }
+}
+
+/// A small network of pooled heads for `game`.
+fn small_pooled_config<G: Game>(game: &G) -> NetworkConfig {
+    NetworkConfig::pooled_for_game(game.spec())
+        .with_channels(16)
+        .with_blocks(2)
+        .with_pooling_every(1)
+}
+
+#[test]
+fn the_fast_path_matches_burns_forward_pass_with_pooled_heads() {
+    let device = Device::flex();
+    // Heraldis: the board fills the grid, and one action (the pass) is not
+    // a cell.
+    let game = Heraldis::default();
+    let config = small_pooled_config(&game);
+    let mut network = config.init(&device);
+    randomise_norms(&mut network, &device);
+    fast_path_matches(&game, &network, &config);
+    // Havannah: a hexagon in its grid, marked by a plane; one network on
+    // three board sizes.
+    let small = Havannah::new(4, true);
+    let config = small_pooled_config(&small);
+    assert_eq!(config.mask_plane, Some(3));
+    let mut network = config.init(&device);
+    randomise_norms(&mut network, &device);
+    for base in [4, 5, 8] {
+        let game = Havannah::new(base, true);
+        let on_board = config
+            .for_board(game.spec())
+            .expect("pooled heads fit any base");
+        fast_path_matches(&game, &network, &on_board);
+    }
+}
+
+#[test]
+fn a_pooled_network_ignores_what_lies_off_the_board() {
+    // The same Havannah position of base 4 in its 7 × 7 grid and in a
+    // 15 × 15 grid (base 8 with only the inner base-4 hexagon playable is
+    // not a game, so the planes are built by hand): the tower is zeroed off
+    // the board and pooling covers the board only, so every on-board logit
+    // and the value agree.
+    let device = Device::flex();
+    let game = Havannah::new(4, true);
+    let config = small_pooled_config(&game);
+    let mut network = config.init(&device);
+    randomise_norms(&mut network, &device);
+    let planes = planes_of(&game, 3, 4);
+    let (policy, wdl) = burn_forward(&network, &config, &planes, &device);
+    let big = NetworkConfig {
+        height: 15,
+        width: 15,
+        actions: 225,
+        ..config.clone()
+    };
+    let mut padded = vec![0.0; 3 * config.input_planes * 225];
+    for (position, plane, y, x) in (0..3).flat_map(|p| {
+        (0..config.input_planes)
+            .flat_map(move |c| (0..7).flat_map(move |y| (0..7).map(move |x| (p, c, y, x))))
+    }) {
+        // Off the hexagon, constant planes (the swap plane) stay 1 in the
+        // small grid: copy them too, the network masks them.
+        padded[((position * config.input_planes + plane) * 15 + y + 4) * 15 + x + 4] =
+            planes[((position * config.input_planes + plane) * 7 + y) * 7 + x];
+    }
+    let (big_policy, big_wdl) = burn_forward(&network, &big, &padded, &device);
+    assert!(max_difference(&wdl, &big_wdl) <= 1e-4, "value");
+    for position in 0..3 {
+        for y in 0..7 {
+            for x in 0..7 {
+                let cell = y * 7 + x;
+                if planes[(position * config.input_planes + 3) * 49 + cell] == 1.0 {
+                    let small = policy[position * 49 + cell];
+                    let large = big_policy[position * 225 + (y + 4) * 15 + x + 4];
+                    assert!((small - large).abs() <= 1e-4, "policy of cell {cell}");
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -225,12 +328,9 @@ fn truncated_corrupt_and_foreign_checkpoints_are_refused() {
 
 /// The exported ONNX file of a network for `game`, run by an independent
 /// runtime (tract), gives burn's outputs.
-fn onnx_runs_in_tract_with_burns_outputs<G: Game>(game: &G) {
+fn onnx_runs_in_tract_with_burns_outputs<G: Game>(game: &G, config: NetworkConfig) {
     use tract_onnx::prelude::*;
     let device = Device::flex();
-    let config = NetworkConfig::for_game(game.spec())
-        .with_channels(16)
-        .with_blocks(2);
     let mut network = config.init(&device);
     randomise_norms(&mut network, &device);
     let folded = grandmaitre_model::FoldedWeights::new(&network);
@@ -270,14 +370,32 @@ fn onnx_runs_in_tract_with_burns_outputs<G: Game>(game: &G) {
 
 #[test]
 fn the_onnx_export_runs_in_tract_with_burns_outputs() {
-    onnx_runs_in_tract_with_burns_outputs(&Heraldis::default());
+    let game = Heraldis::default();
+    let config = NetworkConfig::for_game(game.spec())
+        .with_channels(16)
+        .with_blocks(2);
+    onnx_runs_in_tract_with_burns_outputs(&game, config);
+}
+
+#[test]
+fn a_pooled_export_runs_in_tract_with_burns_outputs() {
+    // Heraldis: mean pooling over the whole grid and a pass logit; Havannah:
+    // the board's mask.
+    let game = Heraldis::default();
+    onnx_runs_in_tract_with_burns_outputs(&game, small_pooled_config(&game));
+    let game = Havannah::new(5, true);
+    onnx_runs_in_tract_with_burns_outputs(&game, small_pooled_config(&game));
 }
 
 #[test]
 fn a_havannah_export_runs_in_tract_with_burns_outputs() {
     // 7 planes of 15 × 15 and 225 actions: another shape through the same
     // graph.
-    onnx_runs_in_tract_with_burns_outputs(&grandmaitre_engine::havannah::Havannah::default());
+    let game = Havannah::default();
+    let config = NetworkConfig::for_game(game.spec())
+        .with_channels(16)
+        .with_blocks(2);
+    onnx_runs_in_tract_with_burns_outputs(&game, config);
 }
 
 /// The safetensors file holds every weight of the ONNX graph, by name.
@@ -288,7 +406,8 @@ fn the_safetensors_export_holds_the_folded_weights() {
     let network = config.init(&device);
     let folded = grandmaitre_model::FoldedWeights::new(&network);
     let metadata = [("game".to_string(), "heraldis".to_string())];
-    let bytes = grandmaitre_model::onnx::safetensors(&folded, &metadata).expect("serialised");
+    let bytes =
+        grandmaitre_model::onnx::safetensors(&folded, &config, &metadata).expect("serialised");
     let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).expect("header");
     assert_eq!(
         header

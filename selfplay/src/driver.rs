@@ -48,6 +48,9 @@ pub struct SelfPlayConfig {
     pub gumbel: bool,
     /// Leaves each search gathers per evaluator call.
     pub leaves_per_batch: u32,
+    /// Searches use the moves the rules force (decisive and anti-decisive
+    /// moves; see `SearchConfig::decisive_moves`).
+    pub decisive_moves: bool,
 }
 
 impl Default for SelfPlayConfig {
@@ -63,6 +66,7 @@ impl Default for SelfPlayConfig {
             decided_threshold: 0.97,
             gumbel: false,
             leaves_per_batch: 8,
+            decisive_moves: true,
         }
     }
 }
@@ -81,6 +85,7 @@ impl SelfPlayConfig {
                 0.0
             },
             leaves_per_batch: self.leaves_per_batch,
+            decisive_moves: self.decisive_moves,
             // A noisy root must not inherit the visits of the last search.
             reuse_tree: false,
             root: if self.gumbel {
@@ -226,5 +231,6 @@ fn finish<G: Game>(search: &Search<G>, slot: &mut Slot<G>) -> GameRecord {
         parameters: game.parameters(),
         positions,
         plies: game.ply(end) as u32,
+        final_state: Some(game.format_state(end)),
     }
 }

@@ -27,6 +27,9 @@ pub struct GameRecord {
     pub positions: Vec<PositionRecord>,
     /// Plies the game lasted.
     pub plies: u32,
+    /// The final position in the game's notation (the ownership targets
+    /// come from it); absent in games recorded before it was kept.
+    pub final_state: Option<String>,
 }
 
 impl GameRecord {

@@ -19,10 +19,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use thiserror::Error;
 
-use crate::record::GameRecord;
+use crate::record::{GameRecord, PositionRecord};
 
 const MAGIC: &[u8; 8] = b"GMSHARD\0";
-const FORMAT: u32 = 1;
+/// The format written: 2 adds each game's final position to format 1,
+/// which is still read.
+const FORMAT: u32 = 2;
 const HEADER: usize = 8 + 4 + 4 + 8 + 4;
 /// Bytes that the lengths in a payload may claim in all: far above any real
 /// shard, low enough that a damaged length (a string of 2⁶² bytes) is an
@@ -59,6 +61,25 @@ fn invalid(path: &Path, reason: impl Into<String>) -> ShardError {
     }
 }
 
+/// A game as format 1 stored it (no final position).
+#[derive(serde::Deserialize)]
+struct GameRecordV1 {
+    parameters: String,
+    positions: Vec<PositionRecord>,
+    plies: u32,
+}
+
+impl From<GameRecordV1> for GameRecord {
+    fn from(old: GameRecordV1) -> GameRecord {
+        GameRecord {
+            parameters: old.parameters,
+            positions: old.positions,
+            plies: old.plies,
+            final_state: None,
+        }
+    }
+}
+
 /// Encodes games as shard bytes.
 pub fn encode(games: &[GameRecord]) -> Vec<u8> {
     let payload = bincode::serde::encode_to_vec(games, bincode::config::standard())
@@ -80,10 +101,10 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<GameRecord>, ShardError> 
     }
     let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
     let format = word(8);
-    if format != FORMAT {
+    if format != FORMAT && format != 1 {
         return Err(invalid(
             path,
-            format!("format {format} is not the supported {FORMAT}"),
+            format!("format {format} is not a supported one (1 or {FORMAT})"),
         ));
     }
     let games = word(12) as usize;
@@ -102,11 +123,16 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<GameRecord>, ShardError> 
     if crc32fast::hash(payload) != crc {
         return Err(invalid(path, "corrupt (CRC-32 mismatch)"));
     }
-    let (records, used): (Vec<GameRecord>, usize) = bincode::serde::decode_from_slice(
-        payload,
-        bincode::config::standard().with_limit::<LIMIT>(),
-    )
-    .map_err(|e| invalid(path, format!("undecodable games: {e}")))?;
+    let config = bincode::config::standard().with_limit::<LIMIT>();
+    let (records, used): (Vec<GameRecord>, usize) = if format == 1 {
+        let (records, used): (Vec<GameRecordV1>, usize) =
+            bincode::serde::decode_from_slice(payload, config)
+                .map_err(|e| invalid(path, format!("undecodable games: {e}")))?;
+        (records.into_iter().map(GameRecord::from).collect(), used)
+    } else {
+        bincode::serde::decode_from_slice(payload, config)
+            .map_err(|e| invalid(path, format!("undecodable games: {e}")))?
+    };
     if used != payload.len() {
         return Err(invalid(
             path,
@@ -224,4 +250,59 @@ pub fn list(directory: &Path) -> Result<Vec<PathBuf>, ShardError> {
         .collect();
     shards.sort();
     Ok(shards)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game as format 1 wrote it.
+    #[derive(serde::Serialize)]
+    struct WrittenV1 {
+        parameters: String,
+        positions: Vec<PositionRecord>,
+        plies: u32,
+    }
+
+    #[test]
+    fn format_1_shards_still_read_without_a_final_position() {
+        let position = PositionRecord {
+            state: "5/5/5/5/5 l - 0".to_string(),
+            policy: vec![(3, 1.0)],
+            outcome: 1,
+            search_wdl: [0.5, 0.25, 0.25],
+        };
+        let old = vec![WrittenV1 {
+            parameters: "layout=x".to_string(),
+            positions: vec![position.clone()],
+            plies: 7,
+        }];
+        let payload =
+            bincode::serde::encode_to_vec(&old, bincode::config::standard()).expect("encodes");
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        let games = decode(Path::new("old.shard"), &bytes).expect("format 1 reads");
+        assert_eq!(
+            games,
+            [GameRecord {
+                parameters: "layout=x".to_string(),
+                positions: vec![position],
+                plies: 7,
+                final_state: None,
+            }]
+        );
+        // And the current format keeps the final position.
+        let mut game = games[0].clone();
+        game.final_state = Some("5/5/5/5/5 d - 1".to_string());
+        let written = encode(std::slice::from_ref(&game));
+        assert_eq!(
+            decode(Path::new("new.shard"), &written).expect("reads"),
+            [game]
+        );
+    }
 }

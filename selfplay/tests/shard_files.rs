@@ -150,8 +150,8 @@ fn damaged(bytes: &[u8], edits: &[Edit]) -> Vec<u8> {
 /// A shard of `payload` with a header that fits it: `games` games, the
 /// payload's length and CRC-32.
 fn sealed(games: u32, payload: &[u8]) -> Vec<u8> {
-    let mut bytes = VALID.1[..8].to_vec();
-    bytes.extend_from_slice(&1u32.to_le_bytes());
+    // The magic and the format of a shard written now.
+    let mut bytes = VALID.1[..12].to_vec();
     bytes.extend_from_slice(&games.to_le_bytes());
     bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     bytes.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());

@@ -69,9 +69,14 @@ fn measure<G: Registered>(game: &G, args: &BenchNnArgs) -> Result<()> {
     let fast = InferenceNetwork::new(&network, &config);
     let flops = 2.0 * config.multiply_adds() as f64;
     println!(
-        "network: {} channels × {} blocks, {} planes → {} actions; {:.2} M multiply-adds ({:.1} MFLOP) per position",
+        "network: {} channels × {} blocks, {} heads, {} planes → {} actions; {:.2} M multiply-adds ({:.1} MFLOP) per position",
         config.channels,
         config.blocks,
+        if config.pooled_heads {
+            "pooled"
+        } else {
+            "dense"
+        },
         config.input_planes,
         config.actions,
         config.multiply_adds() as f64 / 1e6,
@@ -132,13 +137,17 @@ fn network_to_time<G: Game>(
     device: &Device,
 ) -> Result<(Network, NetworkConfig)> {
     if let Some(path) = &args.model {
-        if args.channels.is_some() || args.blocks.is_some() {
-            bail!("--channels and --blocks describe a fresh network: not with --model");
+        if args.channels.is_some() || args.blocks.is_some() || args.pooled {
+            bail!("--channels, --blocks and --pooled describe a fresh network: not with --model");
         }
         let checkpoint = Checkpoint::load(path, game.spec(), device)?;
         return Ok((checkpoint.network, checkpoint.metadata.network));
     }
-    let mut config = NetworkConfig::for_game(game.spec());
+    let mut config = if args.pooled {
+        NetworkConfig::pooled_for_game(game.spec())
+    } else {
+        NetworkConfig::for_game(game.spec())
+    };
     if let Some(channels) = args.channels {
         config.channels = channels;
     }

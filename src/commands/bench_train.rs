@@ -159,12 +159,16 @@ fn random_batch<G: Game>(game: &G, size: usize, seed: u64) -> Batch {
     let per_position = spec.observation_len();
     let actions = spec.action_count;
     let mut rng = SmallRng::seed_from_u64(seed);
+    let [planes, height, width] = spec.observation_shape;
     let mut batch = Batch {
         size,
+        shape: [planes, height, width, actions],
         planes: vec![0.0; size * per_position],
         policy: vec![0.0; size * actions],
         policy_weight: vec![0.0; size],
         outcome: vec![0.0; size * 3],
+        ownership: Vec::new(),
+        ownership_cells: vec![0.0; size],
     };
     let mut legal = Vec::new();
     let states = grandmaitre_engine::game::random_states(game, size, 30, seed);

@@ -109,7 +109,7 @@ fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
         ),
     ];
     let model = onnx::export(&weights, config, &metadata);
-    let tensors = onnx::safetensors(&weights, &metadata)
+    let tensors = onnx::safetensors(&weights, config, &metadata)
         .map_err(|e| anyhow::anyhow!("writing the safetensors weights: {e}"))?;
     fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     write_atomically(&args.out.join("model.onnx"), &model)?;

@@ -14,6 +14,16 @@ pub enum Layouts {
     Mixed,
 }
 
+/// The kind of heads of the network (see `grandmaitre_model::network`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Heads {
+    /// Dense heads, tied to one board size.
+    Dense,
+    /// Pooled heads: any board of the game, pooling in the tower.
+    Pooled,
+}
+
 /// Shape of the network trained.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -22,6 +32,14 @@ pub struct NetworkSettings {
     pub channels: usize,
     /// Residual blocks.
     pub blocks: usize,
+    /// Dense or pooled heads.
+    pub heads: Heads,
+    /// Pooled heads: every this many blocks, one adds a bias from global
+    /// pooling (0: none).
+    pub pooling_every: usize,
+    /// Weight of the ownership loss (each cell's final owner, for games
+    /// that have one); 0 leaves the ownership head out.
+    pub ownership_weight: f32,
 }
 
 impl Default for NetworkSettings {
@@ -29,8 +47,22 @@ impl Default for NetworkSettings {
         NetworkSettings {
             channels: 32,
             blocks: 4,
+            heads: Heads::Dense,
+            pooling_every: 2,
+            ownership_weight: 0.0,
         }
     }
+}
+
+/// One stage of a curriculum: self-play on other rules (a smaller board)
+/// up to a generation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stage {
+    /// The rules of the stage's games, as `--rules` takes them.
+    pub rules: String,
+    /// The last generation of the stage.
+    pub until: u32,
 }
 
 /// Self-play settings.
@@ -57,6 +89,9 @@ pub struct SelfPlaySettings {
     pub gumbel: bool,
     /// Boards: default, random or mixed.
     pub layouts: Layouts,
+    /// Searches use the moves the rules force (decisive and anti-decisive
+    /// moves, where the game knows them).
+    pub decisive_moves: bool,
 }
 
 impl Default for SelfPlaySettings {
@@ -72,6 +107,7 @@ impl Default for SelfPlaySettings {
             dirichlet_weight: 0.25,
             gumbel: false,
             layouts: Layouts::Mixed,
+            decisive_moves: true,
         }
     }
 }
@@ -149,6 +185,10 @@ pub struct TrainingConfig {
     pub optimizer: OptimizerSettings,
     /// Rating the checkpoints.
     pub evaluation: EvaluationSettings,
+    /// Stages of self-play on other rules before the run's own (pooled
+    /// heads only), in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub curriculum: Vec<Stage>,
 }
 
 impl TrainingConfig {
@@ -222,6 +262,16 @@ impl TrainingConfig {
         }
         if !(optimizer.weight_decay.is_finite() && optimizer.weight_decay >= 0.0) {
             return Err("optimizer.weight_decay must be zero or positive".to_string());
+        }
+        let ownership = self.network.ownership_weight;
+        if !(ownership.is_finite() && ownership >= 0.0) {
+            return Err("network.ownership_weight must be zero or positive".to_string());
+        }
+        if !self.curriculum.is_empty() && self.network.heads != Heads::Pooled {
+            return Err("a curriculum needs network.heads = \"pooled\"".to_string());
+        }
+        if !self.curriculum.windows(2).all(|w| w[0].until < w[1].until) {
+            return Err("curriculum stages must end in increasing generations".to_string());
         }
         Ok(())
     }

@@ -50,4 +50,7 @@ pub enum TrainError {
     /// There is nothing to train on.
     #[error("the replay window is empty: no self-play games yet")]
     EmptyWindow,
+    /// A batch was asked for samples of several board shapes.
+    #[error("a batch mixes boards of different shapes")]
+    MixedBoards,
 }

@@ -26,13 +26,13 @@ use grandmaitre_engine::Game;
 use grandmaitre_model::checkpoint::{self, CheckpointMetadata, Provenance};
 use grandmaitre_model::{Checkpoint, InferenceNetwork, NetworkConfig, NetworkEvaluator};
 use grandmaitre_selfplay::{SelfPlayConfig, play_games, shard};
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 
 use crate::TrainError;
-use crate::config::TrainingConfig;
+use crate::config::{Heads, TrainingConfig};
 use crate::ratings::{self, RatingRow};
-use crate::samples::{ReplayWindow, make_batch};
+use crate::samples::{ReplayWindow, draw_indices, make_batch};
 use crate::trainer::Trainer;
 
 const CONFIG_FILE: &str = "config.toml";
@@ -262,9 +262,8 @@ impl Run {
         let started = Instant::now();
         let device = device.clone();
         let config = &self.config;
-        let network_config = NetworkConfig::for_game(spec)
-            .with_channels(config.network.channels)
-            .with_blocks(config.network.blocks);
+        let network_config = self.network_config(spec);
+        let stages = self.stage_games::<G>(&network_config)?;
         let (mut generation, mut trainer, parent) = match self.latest_checkpoint()? {
             Some((generation, path)) => {
                 let checkpoint = Checkpoint::load(&path, spec, &device)?;
@@ -284,7 +283,8 @@ impl Run {
                         &device,
                         config.optimizer.weight_decay,
                         steps,
-                    ),
+                    )
+                    .with_ownership_weight(config.network.ownership_weight),
                     Some(path),
                 )
             }
@@ -296,7 +296,8 @@ impl Run {
                     &device,
                     config.optimizer.weight_decay,
                     0,
-                ),
+                )
+                .with_ownership_weight(config.network.ownership_weight),
                 None,
             ),
         };
@@ -314,10 +315,17 @@ impl Run {
             generation += 1;
             progress(Progress::Generation { generation });
 
-            // Self-play with the current network, a shard at a time.
+            // Self-play with the current network, a shard at a time, on the
+            // stage's board.
             let selfplay_start = Instant::now();
+            let stage = stage_of(&stages, config, generation);
+            let board_config = stage.map_or(network_config.clone(), |(_, c)| c.clone());
             let evaluator =
-                NetworkEvaluator::new(InferenceNetwork::new(&trainer.network(), &network_config));
+                NetworkEvaluator::new(InferenceNetwork::new(&trainer.network(), &board_config));
+            let make_stage_game = |seed: u64| match stage {
+                Some((game, _)) => game.clone(),
+                None => make_game(seed),
+            };
             let total = config.selfplay.games_per_generation;
             let mut played = 0;
             let mut positions = 0;
@@ -341,14 +349,21 @@ impl Run {
                 }
                 let mut games = Vec::with_capacity(count);
                 let seed = u64::from(generation) << 32 | played as u64;
-                play_games(&selfplay, count, &make_game, &evaluator, seed, |game| {
-                    positions += game.positions.len();
-                    games.push(game);
-                    progress(Progress::Games {
-                        done: played + games.len(),
-                        total,
-                    });
-                });
+                play_games(
+                    &selfplay,
+                    count,
+                    &make_stage_game,
+                    &evaluator,
+                    seed,
+                    |game| {
+                        positions += game.positions.len();
+                        games.push(game);
+                        progress(Progress::Games {
+                            done: played + games.len(),
+                            total,
+                        });
+                    },
+                );
                 shard::write_tagged(&self.shard_directory(), &tag, &games)?;
                 played += count;
             }
@@ -356,8 +371,11 @@ impl Run {
 
             // Training on the replay window.
             let training_start = Instant::now();
-            let window: ReplayWindow<G> =
-                ReplayWindow::load(&self.shard_directory(), config.optimizer.replay_positions)?;
+            let window: ReplayWindow<G> = ReplayWindow::load(
+                &self.shard_directory(),
+                config.optimizer.replay_positions,
+                network_config.pooled_heads,
+            )?;
             let steps = config.optimizer.steps_per_generation;
             let learning_rate = config.optimizer.learning_rate
                 * config
@@ -372,10 +390,8 @@ impl Run {
                 return Err(TrainError::EmptyWindow);
             }
             for step in 0..steps {
-                let indices: Vec<usize> = (0..config.optimizer.batch_size)
-                    .map(|_| rng.random_range(0..available))
-                    .collect();
-                let batch = make_batch(&window, &indices, &mut rng)?;
+                let indices = draw_indices(&window, config.optimizer.batch_size, &mut rng);
+                let batch = make_batch(&window, &indices, network_config.ownership_head, &mut rng)?;
                 let losses = trainer.step(&batch, learning_rate);
                 policy_sum += f64::from(losses.policy);
                 value_sum += f64::from(losses.value);
@@ -445,6 +461,46 @@ impl Run {
         }
     }
 
+    /// The network the run's settings describe, for the board `spec`.
+    pub fn network_config(&self, spec: &grandmaitre_engine::GameSpec) -> NetworkConfig {
+        let settings = &self.config.network;
+        let shape = match settings.heads {
+            Heads::Dense => NetworkConfig::for_game(spec),
+            Heads::Pooled => {
+                NetworkConfig::pooled_for_game(spec).with_pooling_every(settings.pooling_every)
+            }
+        };
+        shape
+            .with_channels(settings.channels)
+            .with_blocks(settings.blocks)
+            .with_ownership_head(settings.ownership_weight > 0.0)
+    }
+
+    /// The games of the curriculum's stages and the network on each one's
+    /// board, in order.
+    fn stage_games<G: Game>(
+        &self,
+        network: &NetworkConfig,
+    ) -> Result<Vec<(G, NetworkConfig)>, TrainError> {
+        self.config
+            .curriculum
+            .iter()
+            .map(|stage| {
+                let game = G::with_parameters(&stage.rules)?;
+                let board = network
+                    .for_board(game.spec())
+                    .ok_or_else(|| TrainError::Invalid {
+                        path: self.directory.join(CONFIG_FILE),
+                        reason: format!(
+                            "the curriculum's rules '{}' do not fit the run's network",
+                            stage.rules
+                        ),
+                    })?;
+                Ok((game, board))
+            })
+            .collect()
+    }
+
     fn selfplay_config(&self) -> SelfPlayConfig {
         let settings = &self.config.selfplay;
         SelfPlayConfig {
@@ -455,6 +511,7 @@ impl Run {
             temperature_plies: settings.temperature_plies,
             dirichlet_weight: settings.dirichlet_weight,
             gumbel: settings.gumbel,
+            decisive_moves: settings.decisive_moves,
             ..SelfPlayConfig::default()
         }
     }
@@ -473,9 +530,8 @@ impl Run {
     ) -> Result<usize, TrainError> {
         let started = Instant::now();
         let device = Device::flex();
-        let network_config = NetworkConfig::for_game(spec)
-            .with_channels(self.config.network.channels)
-            .with_blocks(self.config.network.blocks);
+        let network_config = self.network_config(spec);
+        let stages = self.stage_games::<G>(&network_config)?;
         let selfplay = self.selfplay_config();
         let count = self.config.selfplay.games_per_shard;
         let mut written = 0;
@@ -488,16 +544,30 @@ impl Run {
             if done {
                 return Ok(written);
             }
-            let network = match self.latest_checkpoint()? {
-                Some((_, path)) => Checkpoint::load(&path, spec, &device)?.network,
-                None => network_config.init(&device),
+            let (generation, network) = match self.latest_checkpoint()? {
+                Some((generation, path)) => {
+                    (generation, Checkpoint::load(&path, spec, &device)?.network)
+                }
+                None => (0, network_config.init(&device)),
             };
-            let evaluator = NetworkEvaluator::new(InferenceNetwork::new(&network, &network_config));
+            // The games of the generation the trainer plays next.
+            let stage = stage_of(&stages, &self.config, generation + 1);
+            let board_config = stage.map_or(network_config.clone(), |(_, c)| c.clone());
+            let evaluator = NetworkEvaluator::new(InferenceNetwork::new(&network, &board_config));
+            let make_stage_game = |seed: u64| match stage {
+                Some((game, _)) => game.clone(),
+                None => make_game(seed),
+            };
             let mut games = Vec::with_capacity(count);
             let seed = u64::from(std::process::id()) << 32 | u64::from(shards);
-            play_games(&selfplay, count, &make_game, &evaluator, seed, |game| {
-                games.push(game)
-            });
+            play_games(
+                &selfplay,
+                count,
+                &make_stage_game,
+                &evaluator,
+                seed,
+                |game| games.push(game),
+            );
             shard::write(&self.shard_directory(), &games)?;
             written += games.len();
             shards += 1;
@@ -540,6 +610,20 @@ impl Run {
     fn append_log(&self, line: &LogLine) -> Result<(), TrainError> {
         append_lines(&self.directory.join(LOG_FILE), LOG_HEADER, &[line.csv()])
     }
+}
+
+/// The curriculum stage of `generation` among `stages` (those of
+/// `config.curriculum`, in order), if any.
+fn stage_of<'a, G>(
+    stages: &'a [(G, NetworkConfig)],
+    config: &TrainingConfig,
+    generation: u32,
+) -> Option<&'a (G, NetworkConfig)> {
+    config
+        .curriculum
+        .iter()
+        .position(|stage| generation <= stage.until)
+        .map(|index| &stages[index])
 }
 
 /// Appends `lines` to the CSV file `path`, writing `header` first into a

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use grandmaitre_engine::{Action, Game, ParseError, Symmetry};
 use grandmaitre_selfplay::{GameRecord, shard};
@@ -21,6 +22,9 @@ pub struct Sample {
     pub policy: Vec<(u16, f32)>,
     /// Result for the side to move: 0 win, 1 draw, 2 loss.
     pub outcome_class: usize,
+    /// The game's final position (shared by its samples), for the
+    /// ownership target.
+    pub final_state: Option<Arc<str>>,
 }
 
 /// The newest self-play positions, up to a size.
@@ -30,12 +34,20 @@ pub struct ReplayWindow<G: Game> {
     pub games: Vec<G>,
     /// The positions.
     pub samples: Vec<Sample>,
+    /// Indices of the samples by board shape (a batch holds one shape).
+    pub boards: Vec<Vec<usize>>,
 }
 
 impl<G: Game> ReplayWindow<G> {
     /// Reads the newest shards of `directory` until `positions` positions
-    /// are held (whole shards; the oldest beyond that are left out).
-    pub fn load(directory: &Path, positions: usize) -> Result<ReplayWindow<G>, TrainError> {
+    /// are held (whole shards; the oldest beyond that are left out). Boards
+    /// of several shapes are allowed with `mixed_boards` (a network of
+    /// pooled heads).
+    pub fn load(
+        directory: &Path,
+        positions: usize,
+        mixed_boards: bool,
+    ) -> Result<ReplayWindow<G>, TrainError> {
         let mut records: Vec<GameRecord> = Vec::new();
         let mut held = 0;
         for path in shard::list(directory)?.iter().rev() {
@@ -46,23 +58,40 @@ impl<G: Game> ReplayWindow<G> {
             held += games.iter().map(|g| g.positions.len()).sum::<usize>();
             records.extend(games);
         }
-        ReplayWindow::from_records(&records)
+        ReplayWindow::from_records(&records, mixed_boards)
     }
 
     /// A window over these games. Records come from files, so they are
-    /// checked once here rather than on every batch: every board must have
-    /// the first one's planes and actions, and every policy target must be
-    /// within the policy head.
-    pub fn from_records(records: &[GameRecord]) -> Result<ReplayWindow<G>, TrainError> {
+    /// checked once here rather than on every batch: unless `mixed_boards`,
+    /// every board must have the first one's planes and actions, and every
+    /// policy target must be within the policy head.
+    pub fn from_records(
+        records: &[GameRecord],
+        mixed_boards: bool,
+    ) -> Result<ReplayWindow<G>, TrainError> {
         let mut games: Vec<G> = Vec::new();
         let mut index_of: HashMap<&str, usize> = HashMap::new();
         let mut samples = Vec::new();
+        // Board shapes met, and the board of each game's rules.
+        let mut shapes: Vec<(usize, usize)> = Vec::new();
+        let mut board_of_game: Vec<usize> = Vec::new();
+        let mut boards: Vec<Vec<usize>> = Vec::new();
         for record in records {
             let game = match index_of.get(record.parameters.as_str()) {
                 Some(&index) => index,
                 None => {
                     let game = G::with_parameters(&record.parameters)?;
-                    if let Some(first) = games.first() {
+                    let shape = (game.spec().observation_len(), game.spec().action_count);
+                    let board = match shapes.iter().position(|&s| s == shape) {
+                        Some(board) => board,
+                        None => {
+                            shapes.push(shape);
+                            boards.push(Vec::new());
+                            shapes.len() - 1
+                        }
+                    };
+                    board_of_game.push(board);
+                    if let (Some(first), false) = (games.first(), mixed_boards) {
                         let (a, b) = (first.spec(), game.spec());
                         if a.observation_len() != b.observation_len()
                             || a.action_count != b.action_count
@@ -81,6 +110,7 @@ impl<G: Game> ReplayWindow<G> {
                 }
             };
             let actions = games[game].spec().action_count;
+            let final_state: Option<Arc<str>> = record.final_state.as_deref().map(Arc::from);
             for position in &record.positions {
                 if let Some(&(action, _)) = position
                     .policy
@@ -94,8 +124,10 @@ impl<G: Game> ReplayWindow<G> {
                     )
                     .into());
                 }
+                boards[board_of_game[game]].push(samples.len());
                 samples.push(Sample {
                     game,
+                    final_state: final_state.clone(),
                     state: position.state.clone(),
                     policy: position.policy.clone(),
                     outcome_class: match position.outcome {
@@ -106,7 +138,11 @@ impl<G: Game> ReplayWindow<G> {
                 });
             }
         }
-        Ok(ReplayWindow { games, samples })
+        Ok(ReplayWindow {
+            games,
+            samples,
+            boards,
+        })
     }
 }
 
@@ -115,6 +151,8 @@ impl<G: Game> ReplayWindow<G> {
 pub struct Batch {
     /// Positions.
     pub size: usize,
+    /// The board's planes, height and width, and the actions.
+    pub shape: [usize; 4],
     /// Encoded planes, `size × planes × cells`.
     pub planes: Vec<f32>,
     /// Policy targets, `size × actions` (rows of zeros for value-only
@@ -124,32 +162,76 @@ pub struct Batch {
     pub policy_weight: Vec<f32>,
     /// Result classes (0 win, 1 draw, 2 loss), one-hot, `size × 3`.
     pub outcome: Vec<f32>,
+    /// Each cell's final owner for the side to move, `size × cells` (rows
+    /// of zeros without a target).
+    pub ownership: Vec<f32>,
+    /// Per sample: its board's cells where it has an ownership target, else
+    /// 0 (the ownership loss is a mean over the cells of these boards).
+    pub ownership_cells: Vec<f32>,
 }
 
-/// Builds a batch of `indices` of the window, each sample seen through a
-/// random symmetry of the board.
+/// `size` random samples of the window, all of one board: the board of a
+/// sample drawn uniformly, then samples of that board.
+pub fn draw_indices<G: Game>(
+    window: &ReplayWindow<G>,
+    size: usize,
+    rng: &mut impl Rng,
+) -> Vec<usize> {
+    let available = window.samples.len();
+    if available == 0 {
+        return Vec::new();
+    }
+    let first = rng.random_range(0..available);
+    let board = window
+        .boards
+        .iter()
+        .find(|board| board.binary_search(&first).is_ok())
+        .expect("every sample is on a board");
+    (0..size)
+        .map(|_| board[rng.random_range(0..board.len())])
+        .collect()
+}
+
+/// Builds a batch of `indices` of the window (all of one board shape),
+/// each sample seen through a random symmetry of the board. With
+/// `ownership`, the samples of games whose final position is known get
+/// their ownership targets.
 pub fn make_batch<G: Game>(
     window: &ReplayWindow<G>,
     indices: &[usize],
+    ownership: bool,
     rng: &mut impl Rng,
 ) -> Result<Batch, TrainError> {
-    let spec = window
-        .games
+    let spec = indices
         .first()
-        .map(|g| g.spec().clone())
+        .map(|&index| window.games[window.samples[index].game].spec().clone())
         .ok_or(TrainError::EmptyWindow)?;
     let per_position = spec.observation_len();
     let actions = spec.action_count;
+    let [planes, height, width] = spec.observation_shape;
+    let cells = height * width;
     let mut batch = Batch {
         size: indices.len(),
+        shape: [planes, height, width, actions],
         planes: vec![0.0; indices.len() * per_position],
         policy: vec![0.0; indices.len() * actions],
         policy_weight: vec![0.0; indices.len()],
         outcome: vec![0.0; indices.len() * 3],
+        ownership: if ownership {
+            vec![0.0; indices.len() * cells]
+        } else {
+            Vec::new()
+        },
+        ownership_cells: vec![0.0; indices.len()],
     };
     for (row, &index) in indices.iter().enumerate() {
         let sample = &window.samples[index];
         let game = &window.games[sample.game];
+        if game.spec().observation_shape != spec.observation_shape
+            || game.spec().action_count != actions
+        {
+            return Err(TrainError::MixedBoards);
+        }
         let state = game.parse_state(&sample.state)?;
         let symmetry = Symmetry(rng.random_range(0..spec.symmetry_count) as u8);
         let seen = game.transformed(symmetry);
@@ -164,6 +246,18 @@ pub fn make_batch<G: Game>(
         }
         batch.policy_weight[row] = f32::from(u8::from(!sample.policy.is_empty()));
         batch.outcome[row * 3 + sample.outcome_class] = 1.0;
+        if let (true, Some(text)) = (ownership, &sample.final_state) {
+            let end = game.transform_state(&game.parse_state(text)?, symmetry);
+            let side = seen.current_player(&state);
+            let owners = &mut batch.ownership[row * cells..(row + 1) * cells];
+            if seen.ownership(&end, side, owners) {
+                let position = &batch.planes[row * per_position..(row + 1) * per_position];
+                batch.ownership_cells[row] = match spec.board_plane {
+                    Some(plane) => position[plane * cells..(plane + 1) * cells].iter().sum(),
+                    None => cells as f32,
+                };
+            }
+        }
     }
     Ok(batch)
 }
@@ -187,8 +281,9 @@ mod tests {
                 search_wdl: [0.0, 1.0, 0.0],
             }],
             plies: 1,
+            final_state: None,
         };
-        let error = ReplayWindow::<Heraldis>::from_records(&[record])
+        let error = ReplayWindow::<Heraldis>::from_records(&[record], false)
             .map(|_| ())
             .expect_err("beyond the head")
             .to_string();

@@ -1,5 +1,7 @@
 //! One optimiser step on a batch: policy cross-entropy plus win/draw/loss
-//! cross-entropy, AdamW (decoupled weight decay), on burn's autodiff.
+//! cross-entropy, plus (with the ownership head) the weighted mean squared
+//! error of each cell's predicted final owner, AdamW (decoupled weight
+//! decay), on burn's autodiff.
 
 use burn::module::Module;
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
@@ -16,6 +18,9 @@ pub struct Losses {
     pub policy: f32,
     /// Win/draw/loss cross-entropy, averaged over the batch.
     pub value: f32,
+    /// Ownership squared error per cell, averaged over the cells of the
+    /// samples with a target (0 without the head).
+    pub ownership: f32,
 }
 
 /// A network being trained and its optimiser.
@@ -27,6 +32,8 @@ pub struct Trainer {
     device: Device,
     /// Optimiser steps taken so far (including those of earlier runs).
     pub steps: u64,
+    /// Weight of the ownership loss in the total.
+    pub ownership_weight: f32,
 }
 
 impl std::fmt::Debug for Trainer {
@@ -55,7 +62,14 @@ impl Trainer {
             optimizer: AdamWConfig::new().with_weight_decay(weight_decay).init(),
             device,
             steps,
+            ownership_weight: 0.0,
         }
+    }
+
+    /// The trainer with the ownership loss weighted by `weight`.
+    pub fn with_ownership_weight(mut self, weight: f32) -> Trainer {
+        self.ownership_weight = weight;
+        self
     }
 
     /// The network as it stands, for inference and checkpoints.
@@ -79,21 +93,27 @@ impl Trainer {
     /// step. Like a step, it moves batch norm's running statistics toward
     /// the batch's.
     pub fn losses(&self, batch: &Batch) -> Losses {
-        let (policy, value) = losses(self.training_network(), &self.config, batch, &self.device);
+        let terms = losses(self.training_network(), batch, &self.device);
         Losses {
-            policy: scalar(policy),
-            value: scalar(value),
+            policy: scalar(terms.policy),
+            value: scalar(terms.value),
+            ownership: terms.ownership.map_or(0.0, scalar),
         }
     }
 
     /// One step on `batch` at learning rate `learning_rate`.
     pub fn step(&mut self, batch: &Batch, learning_rate: f64) -> Losses {
-        let (policy, value) = losses(self.training_network(), &self.config, batch, &self.device);
+        let terms = losses(self.training_network(), batch, &self.device);
         let result = Losses {
-            policy: scalar(policy.clone()),
-            value: scalar(value.clone()),
+            policy: scalar(terms.policy.clone()),
+            value: scalar(terms.value.clone()),
+            ownership: terms.ownership.clone().map_or(0.0, scalar),
         };
-        let gradients = (policy + value).backward();
+        let mut total = terms.policy + terms.value;
+        if let Some(ownership) = terms.ownership {
+            total = total + ownership * self.ownership_weight;
+        }
+        let gradients = total.backward();
         let network = self
             .network
             .take()
@@ -109,23 +129,24 @@ fn scalar(tensor: Tensor<1>) -> f32 {
     grandmaitre_model::inference::tensor_values(&tensor)[0]
 }
 
-/// Policy and value losses of `batch` through `network` on `device`.
-fn losses(
-    network: &Network,
-    config: &NetworkConfig,
-    batch: &Batch,
-    device: &Device,
-) -> (Tensor<1>, Tensor<1>) {
+/// The loss terms of one batch.
+struct Terms {
+    policy: Tensor<1>,
+    value: Tensor<1>,
+    ownership: Option<Tensor<1>>,
+}
+
+/// Policy, value and ownership losses of `batch` through `network` on
+/// `device`.
+fn losses(network: &Network, batch: &Batch, device: &Device) -> Terms {
     let size = batch.size;
+    let [planes, height, width, actions] = batch.shape;
     let planes = Tensor::<4>::from_data(
-        TensorData::new(
-            batch.planes.clone(),
-            [size, config.input_planes, config.height, config.width],
-        ),
+        TensorData::new(batch.planes.clone(), [size, planes, height, width]),
         device,
     );
     let policy_target = Tensor::<2>::from_data(
-        TensorData::new(batch.policy.clone(), [size, config.actions]),
+        TensorData::new(batch.policy.clone(), [size, actions]),
         device,
     );
     let weight =
@@ -138,5 +159,29 @@ fn losses(
     let targets = batch.policy_weight.iter().sum::<f32>().max(1.0);
     let policy = (policy_terms * weight).sum() / targets;
     let value = -(log_softmax(output.wdl_logits, 1) * outcome).sum() / size as f32;
-    (policy, value)
+    let cells_with_targets: f32 = batch.ownership_cells.iter().sum();
+    let ownership = match output.ownership {
+        Some(predicted) if !batch.ownership.is_empty() && cells_with_targets > 0.0 => {
+            let cells = height * width;
+            let target = Tensor::<2>::from_data(
+                TensorData::new(batch.ownership.clone(), [size, cells]),
+                device,
+            );
+            let has_target: Vec<f32> = batch
+                .ownership_cells
+                .iter()
+                .map(|&c| f32::from(u8::from(c > 0.0)))
+                .collect();
+            let rows = Tensor::<2>::from_data(TensorData::new(has_target, [size, 1]), device);
+            // Off the board both the prediction and the target are 0.
+            let error = (predicted - target).powf_scalar(2.0) * rows;
+            Some(error.sum() / cells_with_targets)
+        }
+        _ => None,
+    };
+    Terms {
+        policy,
+        value,
+        ownership,
+    }
 }

@@ -3,6 +3,7 @@
 mod support;
 
 use grandmaitre_engine::Game;
+use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::{Checkpoint, NetworkConfig};
 use grandmaitre_train::samples::{ReplayWindow, make_batch};
@@ -17,10 +18,12 @@ fn records(count: usize) -> Vec<grandmaitre_selfplay::GameRecord> {
 
 #[test]
 fn batches_hold_distributions_and_one_hot_results() {
-    let window: ReplayWindow<Heraldis> = ReplayWindow::from_records(&records(6)).expect("window");
+    let window: ReplayWindow<Heraldis> =
+        ReplayWindow::from_records(&records(6), false).expect("window");
     assert!(window.games.len() > 1, "several layouts");
     let indices: Vec<usize> = (0..window.samples.len()).collect();
-    let batch = make_batch(&window, &indices, &mut SmallRng::seed_from_u64(1)).expect("batch");
+    let batch =
+        make_batch(&window, &indices, false, &mut SmallRng::seed_from_u64(1)).expect("batch");
     let actions = 26;
     for row in 0..batch.size {
         let policy: f32 = batch.policy[row * actions..(row + 1) * actions]
@@ -38,9 +41,11 @@ fn batches_hold_distributions_and_one_hot_results() {
 
 #[test]
 fn steps_on_one_batch_lower_its_loss() {
-    let window: ReplayWindow<Heraldis> = ReplayWindow::from_records(&records(4)).expect("window");
+    let window: ReplayWindow<Heraldis> =
+        ReplayWindow::from_records(&records(4), false).expect("window");
     let indices: Vec<usize> = (0..window.samples.len().min(64)).collect();
-    let batch = make_batch(&window, &indices, &mut SmallRng::seed_from_u64(2)).expect("batch");
+    let batch =
+        make_batch(&window, &indices, false, &mut SmallRng::seed_from_u64(2)).expect("batch");
     let config = NetworkConfig::for_game(Heraldis::default().spec())
         .with_channels(8)
         .with_blocks(1);
@@ -149,4 +154,135 @@ fn bad_settings_say_what_is_wrong() {
     }
     let config = TrainingConfig::default();
     assert_eq!(TrainingConfig::from_toml(&config.to_toml()), Ok(config));
+}
+
+/// `count` self-play games of Havannah of base `base` with the uniform
+/// evaluator.
+fn havannah_records(base: usize, count: usize, seed: u64) -> Vec<grandmaitre_selfplay::GameRecord> {
+    let config = grandmaitre_selfplay::SelfPlayConfig {
+        games_in_flight: 4,
+        full_simulations: 8,
+        cheap_simulations: 2,
+        full_search_fraction: 0.5,
+        ..grandmaitre_selfplay::SelfPlayConfig::default()
+    };
+    let mut games = Vec::new();
+    grandmaitre_selfplay::play_games(
+        &config,
+        count,
+        |_| Havannah::new(base, true),
+        &grandmaitre_engine::search::UniformEvaluator,
+        seed,
+        |g| games.push(g),
+    );
+    games
+}
+
+#[test]
+fn ownership_targets_are_the_final_stones_seen_by_the_side_to_move() {
+    let records = havannah_records(4, 3, 5);
+    let window: ReplayWindow<Havannah> =
+        ReplayWindow::from_records(&records, false).expect("window");
+    let indices: Vec<usize> = (0..window.samples.len()).collect();
+    let batch =
+        make_batch(&window, &indices, true, &mut SmallRng::seed_from_u64(1)).expect("batch");
+    let cells = 49;
+    let planes = grandmaitre_engine::havannah::PLANE_COUNT;
+    for row in 0..batch.size {
+        // 37 cells on the hexagon of base 4, each stone's owner ±1.
+        assert_eq!(batch.ownership_cells[row], 37.0);
+        let owners = &batch.ownership[row * cells..(row + 1) * cells];
+        let position = &batch.planes[row * planes * cells..(row + 1) * planes * cells];
+        for cell in 0..cells {
+            // A stone stays to the end: the side to move's own stones now
+            // are its own at the end (the swap aside, at the first plies).
+            if position[cell] == 1.0 && position[6 * cells] == 0.0 {
+                assert_eq!(owners[cell], 1.0, "row {row} cell {cell}");
+            }
+            if position[3 * cells + cell] == 0.0 {
+                assert_eq!(owners[cell], 0.0, "off the board");
+            }
+        }
+        assert!(owners.iter().any(|&o| o == -1.0));
+    }
+}
+
+#[test]
+fn a_window_of_several_boards_gives_batches_of_one_board() {
+    let mut records = havannah_records(3, 2, 1);
+    records.extend(havannah_records(4, 2, 2));
+    let refused = ReplayWindow::<Havannah>::from_records(&records, false)
+        .expect_err("two boards for a dense network")
+        .to_string();
+    assert!(refused.contains("board differs"), "{refused}");
+    let window: ReplayWindow<Havannah> =
+        ReplayWindow::from_records(&records, true).expect("window");
+    assert_eq!(window.boards.len(), 2);
+    let mut rng = SmallRng::seed_from_u64(4);
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..20 {
+        let indices = grandmaitre_train::samples::draw_indices(&window, 8, &mut rng);
+        let batch = make_batch(&window, &indices, true, &mut rng).expect("one board");
+        seen.insert(batch.shape[1]);
+    }
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), [5, 7]);
+    let mixed: Vec<usize> = window.boards.iter().map(|b| b[0]).collect();
+    let error = make_batch(&window, &mixed, true, &mut rng).expect_err("two boards");
+    assert!(error.to_string().contains("mixes boards"));
+}
+
+#[test]
+fn a_curriculum_trains_one_network_on_growing_boards() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let config = TrainingConfig::from_toml(
+        "[network]\nchannels = 8\nblocks = 2\nheads = \"pooled\"\nownership_weight = 0.5\n\
+         [selfplay]\ngames_per_generation = 4\ngames_per_shard = 4\ngames_in_flight = 4\n\
+         full_simulations = 8\ncheap_simulations = 2\n\
+         [optimizer]\nbatch_size = 16\nsteps_per_generation = 2\n\
+         [[curriculum]]\nrules = \"base=3 swap=1\"\nuntil = 1\n\
+         [[curriculum]]\nrules = \"base=4 swap=1\"\nuntil = 2\n",
+    )
+    .expect("valid");
+    let game = Havannah::new(5, true);
+    let run = Run::open(directory.path(), Some(config)).expect("new run");
+    let lines = run
+        .train(
+            |_| game.clone(),
+            game.spec(),
+            &burn::tensor::Device::flex(),
+            StopAfter::Generations(3),
+            &mut |_, _, _| Ok(Vec::new()),
+            |_| {},
+        )
+        .expect("trains");
+    assert_eq!(lines.len(), 3);
+    // Each generation played on its stage's board.
+    let shards = grandmaitre_selfplay::shard::list(&run.shard_directory()).expect("shards");
+    let bases: Vec<String> = shards
+        .iter()
+        .map(|path| {
+            grandmaitre_selfplay::shard::read(path).expect("shard")[0]
+                .parameters
+                .clone()
+        })
+        .collect();
+    assert_eq!(bases, ["base=3 swap=1", "base=4 swap=1", "base=5 swap=1"]);
+    // The checkpoint plays every base.
+    let (_, path) = run
+        .latest_checkpoint()
+        .expect("listed")
+        .expect("a checkpoint");
+    for base in [3, 5, 8] {
+        let spec = Havannah::new(base, true).spec().clone();
+        let checkpoint =
+            Checkpoint::load(&path, &spec, &burn::tensor::Device::flex()).expect("any base");
+        assert_eq!(checkpoint.metadata.network.height, 2 * base - 1);
+    }
+}
+
+#[test]
+fn a_curriculum_needs_pooled_heads() {
+    let error = TrainingConfig::from_toml("[[curriculum]]\nrules = \"base=4\"\nuntil = 3\n")
+        .expect_err("dense heads");
+    assert!(error.contains("pooled"), "{error}");
 }

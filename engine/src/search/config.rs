@@ -58,6 +58,11 @@ pub struct SearchConfig {
     pub leaves_per_batch: u32,
     /// Propagate proven wins, losses and draws (MCTS-solver).
     pub solver: bool,
+    /// Use the moves the rules force ([`crate::Game::forcing_moves`]): a
+    /// position with a win at once is proven without an evaluation, and
+    /// where the opponent threatens one only the moves that stop it are
+    /// searched.
+    pub decisive_moves: bool,
     /// Keep the subtree of the move played for the next search.
     pub reuse_tree: bool,
     /// Root child selection: PUCT or the Gumbel root.
@@ -76,6 +81,7 @@ impl Default for SearchConfig {
             root_policy_temperature: 1.0,
             leaves_per_batch: 8,
             solver: true,
+            decisive_moves: true,
             reuse_tree: true,
             root: RootSelection::Puct,
         }

@@ -10,7 +10,7 @@ use super::config::{MoveChoice, RootSelection, SearchConfig};
 use super::evaluator::{EvaluationRequest, Evaluations};
 use super::gumbel::GumbelRoot;
 use super::tree::{Edge, NO_NODE, Node, NodeId, Proof, Tree, orient, sign};
-use crate::game::{Action, Game, Outcome, Player};
+use crate::game::{Action, Forcing, Game, Outcome, Player};
 
 /// A leaf waiting for its evaluation.
 #[derive(Clone, Debug)]
@@ -80,6 +80,8 @@ pub struct Search<G: Game> {
     paths: Vec<NodeId>,
     path: Vec<NodeId>,
     actions: Vec<Action>,
+    /// Moves the rules force, from [`Game::forcing_moves`].
+    forced: Vec<Action>,
     noise_pending: bool,
     gumbel: Option<GumbelRoot>,
 }
@@ -98,6 +100,7 @@ impl<G: Game> Search<G> {
             paths: Vec::new(),
             path: Vec::new(),
             actions: Vec::new(),
+            forced: Vec::new(),
             noise_pending: false,
             gumbel: None,
         }
@@ -271,7 +274,16 @@ impl<G: Game> Search<G> {
         }
         let mut state = self.tree.node(node).state.clone();
         self.game.apply_unchecked(&mut state, edge.action);
-        let child = Self::make_node(&self.game, state);
+        let mut child = Self::make_node(&self.game, state);
+        // A position with a move that wins at once is won: proven without
+        // an evaluation (the root is never proven this way, so that it keeps
+        // its moves).
+        if self.config.decisive_moves
+            && child.proof == Proof::Unknown
+            && self.game.forcing_moves(&child.state, &mut self.forced) == Forcing::Wins
+        {
+            child.proof = Proof::from_outcome(Outcome::Win, child.side);
+        }
         let id = self.tree.nodes.len() as NodeId;
         self.tree.nodes.push(child);
         self.tree.edges_of_mut(node)[edge_index].child = id;
@@ -352,6 +364,14 @@ impl<G: Game> Search<G> {
         };
         let state = &self.tree.node(node).state;
         self.game.legal_actions(state, &mut self.actions);
+        if self.config.decisive_moves
+            && self.game.forcing_moves(state, &mut self.forced) != Forcing::Free
+        {
+            // Only the winning moves, or only the moves that stop the
+            // opponent's immediate win.
+            let forced = &self.forced;
+            self.actions.retain(|action| forced.contains(action));
+        }
         let first_edge = self.tree.edges.len() as u32;
         let max_logit = self
             .actions
@@ -710,7 +730,11 @@ impl<G: Game> Search<G> {
             .map(|e| e.child);
         self.gumbel = None;
         match child {
-            Some(child) if child != NO_NODE && self.config.reuse_tree => {
+            // An unexpanded child may be proven without its moves (a win
+            // at once): the new root starts afresh.
+            Some(child)
+                if child != NO_NODE && self.config.reuse_tree && self.tree.node(child).expanded =>
+            {
                 self.tree = self.tree.subtree(child);
             }
             _ => {

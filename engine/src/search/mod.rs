@@ -36,6 +36,13 @@
 //! Proven nodes are not searched again: reaching one backs up its exact
 //! value.
 //!
+//! With `decisive_moves`, a game that knows its immediate wins
+//! ([`Game::forcing_moves`](crate::game::Game::forcing_moves)) has a node
+//! with a win at once proven when it is created (no evaluation), and a node
+//! whose opponent threatens one expanded with only the moves that stop it
+//! (Teytaud & Teytaud 2010, "On the huge benefit of decisive moves in
+//! Monte-Carlo tree search algorithms").
+//!
 //! # Final move
 //!
 //! A proven win if there is one; else by visit count n(a)^(1/T) (T = 0: the

@@ -38,9 +38,9 @@ pub fn records(count: usize, seed: u64) -> Vec<GameRecord> {
 /// A batch of up to `size` positions from four self-play games.
 fn selfplay_batch(size: usize) -> Batch {
     let window: ReplayWindow<Heraldis> =
-        ReplayWindow::from_records(&records(4, 7)).expect("window");
+        ReplayWindow::from_records(&records(4, 7), false).expect("window");
     let indices: Vec<usize> = (0..window.samples.len().min(size)).collect();
-    make_batch(&window, &indices, &mut SmallRng::seed_from_u64(3)).expect("batch")
+    make_batch(&window, &indices, false, &mut SmallRng::seed_from_u64(3)).expect("batch")
 }
 
 /// Writes `network` as a Heraldis checkpoint to `path`.

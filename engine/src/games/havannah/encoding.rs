@@ -23,6 +23,8 @@ use super::{Havannah, Position};
 
 /// Number of input planes.
 pub const PLANE_COUNT: usize = 7;
+/// The plane of the hexagon's cells.
+pub const BOARD_PLANE: usize = 3;
 
 /// One line per plane, for documentation and export metadata.
 pub const PLANE_NAMES: [&str; PLANE_COUNT] = [

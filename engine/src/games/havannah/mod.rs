@@ -26,7 +26,7 @@ pub use encoding::{PLANE_COUNT, PLANE_NAMES};
 pub use position::{Position, Status, colour_name, side_letter};
 pub use rules::Structures;
 
-use crate::game::{Action, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
+use crate::game::{Action, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
 
 /// The default base: 169 cells.
 pub const DEFAULT_BASE: usize = 8;
@@ -57,6 +57,7 @@ impl Havannah {
                 name: "havannah",
                 action_count: board.action_count(),
                 observation_shape: [PLANE_COUNT, diameter, diameter],
+                board_plane: Some(encoding::BOARD_PLANE),
                 encoding_version: ENCODING_VERSION,
                 max_game_length: board.cell_count() + usize::from(swap),
                 symmetry_count: SYMMETRY_COUNT,
@@ -91,6 +92,25 @@ impl Havannah {
     /// whole board).
     pub fn structures(&self, position: &Position, player: Player) -> Structures {
         rules::structures(&self.board, position.stones(player))
+    }
+
+    /// Appends the actions of the empty cells where a stone of `player`
+    /// would win at once.
+    fn winning_cells(&self, position: &Position, player: Player, moves: &mut Vec<Action>) {
+        let own = position.stones(player);
+        // The smallest winning structure: a ring of six stones, or a bridge
+        // of `base` stones along an edge.
+        if (own.count() as usize) + 1 < self.base().min(6) {
+            return;
+        }
+        let empty = self.board.cells().without(position.occupied());
+        for bit in (self.board.dilate(own) & empty).iter() {
+            let mut after = own;
+            after.insert(bit);
+            if rules::wins_after(&self.board, after, bit) {
+                moves.push(Action(self.board.action_of_bit(bit) as u16));
+            }
+        }
     }
 
     /// The legal moves as a set of cells.
@@ -238,6 +258,37 @@ impl Game for Havannah {
             Status::Won => Some(Outcome::Loss),
             Status::Drawn => Some(Outcome::Draw),
         }
+    }
+
+    /// Wins at once are the empty cells next to the side's stones where a
+    /// stone completes a bridge, fork or ring (a lone stone forms none);
+    /// the opponent's are found the same way.
+    fn forcing_moves(&self, state: &Position, moves: &mut Vec<Action>) -> Forcing {
+        moves.clear();
+        // While the swap is available it also takes a threat away (on the
+        // smallest boards one stone threatens a bridge).
+        if state.status != Status::Playing || self.swap_available(state) {
+            return Forcing::Free;
+        }
+        let side = state.side_to_move();
+        for (player, forcing) in [(side, Forcing::Wins), (side.opponent(), Forcing::Blocks)] {
+            self.winning_cells(state, player, moves);
+            if !moves.is_empty() {
+                return forcing;
+            }
+        }
+        Forcing::Free
+    }
+
+    /// Stones: the cell's owner at the end is the stone on it.
+    fn ownership(&self, state: &Position, player: Player, owners: &mut [f32]) -> bool {
+        owners.fill(0.0);
+        for (side, value) in [(player, 1.0), (player.opponent(), -1.0)] {
+            for bit in state.stones(side).iter() {
+                owners[self.board.action_of_bit(bit)] = value;
+            }
+        }
+        true
     }
 
     fn encode(&self, state: &Position, planes: &mut [f32]) {

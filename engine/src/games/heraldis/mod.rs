@@ -71,6 +71,7 @@ impl Heraldis {
                 name: "heraldis",
                 action_count: ACTION_COUNT,
                 observation_shape: [PLANE_COUNT, board::SIZE, board::SIZE],
+                board_plane: None,
                 encoding_version: ENCODING_VERSION,
                 max_game_length: usize::from(ply_limit),
                 symmetry_count: board::SYMMETRY_COUNT,
