@@ -352,7 +352,7 @@ impl Run {
                 play_games(
                     &selfplay,
                     count,
-                    &make_stage_game,
+                    make_stage_game,
                     &evaluator,
                     seed,
                     |game| {
@@ -563,7 +563,7 @@ impl Run {
             play_games(
                 &selfplay,
                 count,
-                &make_stage_game,
+                make_stage_game,
                 &evaluator,
                 seed,
                 |game| games.push(game),
