@@ -73,6 +73,10 @@ pub struct TrainArgs {
     #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
     /// The run directory (created, or resumed where it stopped).
+    /// The rules of the run's games (a new run keeps them in its settings;
+    /// default: the game's default rules).
+    #[arg(long, visible_alias = "layout", long_help = rules_help())]
+    pub rules: Option<String>,
     #[arg(long)]
     pub run: std::path::PathBuf,
     /// Settings (TOML) for a new run; an existing run keeps its own.
@@ -100,6 +104,10 @@ pub struct SelfplayArgs {
     #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
     /// The run directory (it must exist: `train` creates it).
+    /// The rules of the run's games (default: those the run keeps in its
+    /// settings).
+    #[arg(long, visible_alias = "layout", long_help = rules_help())]
+    pub rules: Option<String>,
     #[arg(long)]
     pub run: std::path::PathBuf,
     /// Stop after this long (e.g. 30m); the current shard finishes first.

@@ -44,8 +44,48 @@ fn game_for<G: Registered>(base: &G, layouts: Layouts, seed: u64) -> G {
 }
 
 /// `grandmaitre selfplay`: more self-play for an existing run.
+/// Reads training settings from a TOML file.
+fn read_config(file: &Path) -> Result<TrainingConfig> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    TrainingConfig::from_toml(&text)
+        .map_err(|reason| anyhow::anyhow!("invalid config {}: {reason}", file.display()))
+}
+
+/// The rules of a run's games: `given` on the command line, else those the
+/// run keeps in its settings, else those of the settings file `config`.
+fn run_rules(run: &Path, given: Option<&str>, config: Option<&Path>) -> Result<Option<String>> {
+    if let Some(rules) = given {
+        return Ok(Some(rules.to_string()));
+    }
+    let stored = run.join("config.toml");
+    if stored.is_file() {
+        return Ok(read_config(&stored)?.rules);
+    }
+    Ok(match config {
+        Some(file) => read_config(file)?.rules,
+        None => None,
+    })
+}
+
+/// Refuses to go on with a run under other rules than its own.
+fn check_run_rules<G: Registered>(run: &Run, game: &G) -> Result<()> {
+    let own = match &run.config.rules {
+        Some(rules) => G::with_rules(rules)?.parameters(),
+        None => G::default().parameters(),
+    };
+    if own != game.parameters() {
+        bail!(
+            "the run plays the rules '{own}', not '{}': resume it without --rules, or use a new run",
+            game.parameters()
+        );
+    }
+    Ok(())
+}
+
 pub fn selfplay(args: SelfplayArgs) -> Result<()> {
-    registry::dispatch(&args.game.clone(), None, Selfplay { args })
+    let rules = run_rules(&args.run, args.rules.as_deref(), None)?;
+    registry::dispatch(&args.game.clone(), rules.as_deref(), Selfplay { args })
 }
 
 struct Selfplay {
@@ -67,6 +107,7 @@ fn selfplay_game<G: Registered>(args: SelfplayArgs, base: G) -> Result<()> {
     }
     let stop = stop_after(args.time.as_deref(), args.shards)?;
     let run = Run::open(&args.run, None)?;
+    check_run_rules(&run, &base)?;
     let layouts = run.config.selfplay.layouts;
     let games = run.selfplay(
         |seed| game_for(&base, layouts, seed),
@@ -82,7 +123,8 @@ fn selfplay_game<G: Registered>(args: SelfplayArgs, base: G) -> Result<()> {
 
 /// Validates the arguments and trains.
 pub fn run(args: TrainArgs) -> Result<()> {
-    registry::dispatch(&args.game.clone(), None, Train { args })
+    let rules = run_rules(&args.run, args.rules.as_deref(), args.config.as_deref())?;
+    registry::dispatch(&args.game.clone(), rules.as_deref(), Train { args })
 }
 
 struct Train {
@@ -96,31 +138,26 @@ impl GameTask for Train {
 }
 
 /// `config` with the game's default anchors where it names none.
-fn with_game_anchors<G: Registered>(mut config: TrainingConfig) -> TrainingConfig {
+/// A new run's settings: the game's own anchors unless the settings name
+/// some, and the rules of `game` unless they are the default ones.
+fn for_new_run<G: Registered>(mut config: TrainingConfig, game: &G) -> TrainingConfig {
     if config.evaluation.anchors.is_none() {
         config.evaluation.anchors = Some(G::ANCHORS.iter().map(|a| a.to_string()).collect());
     }
+    let rules = game.parameters();
+    config.rules = (rules != G::default().parameters()).then_some(rules);
     config
 }
 
 fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
     let stop = stop_after(args.time.as_deref(), args.generations)?;
-    let config = args
-        .config
-        .as_ref()
-        .map(|path| -> Result<TrainingConfig> {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            TrainingConfig::from_toml(&text)
-                .map_err(|reason| anyhow::anyhow!("invalid config {}: {reason}", path.display()))
-        })
-        .transpose()?;
+    let config = args.config.as_deref().map(read_config).transpose()?;
     // A new run records the anchors it is rated against: the game's own
     // unless its settings name others.
     let config = match config {
-        Some(config) => Some(with_game_anchors::<G>(config)),
+        Some(config) => Some(for_new_run(config, &base)),
         None if !args.run.join("config.toml").is_file() => {
-            Some(with_game_anchors::<G>(TrainingConfig::default()))
+            Some(for_new_run(TrainingConfig::default(), &base))
         }
         None => None,
     };
@@ -132,6 +169,7 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
     };
     let device = backend.device(cuda).map_err(anyhow::Error::msg)?;
     let run = Run::open(&args.run, config)?;
+    check_run_rules(&run, &base)?;
     let layouts = run.config.selfplay.layouts;
     let make_game = |seed: u64| game_for(&base, layouts, seed);
     let bar = ProgressBar::new(0);

@@ -177,6 +177,10 @@ impl Default for EvaluationSettings {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrainingConfig {
+    /// The rules of the run's own games (the game's parameters); absent:
+    /// the game's default rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
     /// The network.
     pub network: NetworkSettings,
     /// Self-play.
