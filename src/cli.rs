@@ -323,6 +323,48 @@ pub enum BenchCommand {
     /// Training-step throughput (samples/s) of burn's backends, from the
     /// same weights on the same batch.
     Train(BenchTrainArgs),
+    /// Self-play throughput against the network's raw inference bound at
+    /// the batch self-play gives it.
+    Selfplay(BenchSelfplayArgs),
+}
+
+/// The network a benchmark times.
+#[derive(Debug, Args)]
+pub struct NetworkArgs {
+    /// A checkpoint directory (default: a freshly initialised network of
+    /// the default shape, or of --channels, --blocks and --pooled).
+    #[arg(long)]
+    pub model: Option<std::path::PathBuf>,
+    /// Channels of a fresh network.
+    #[arg(long, allow_negative_numbers = true)]
+    pub channels: Option<usize>,
+    /// Residual blocks of a fresh network.
+    #[arg(long, allow_negative_numbers = true)]
+    pub blocks: Option<usize>,
+    /// A fresh network of pooled heads (any board size, pooling every
+    /// second block) instead of dense ones.
+    #[arg(long)]
+    pub pooled: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchSelfplayArgs {
+    /// The game.
+    #[arg(long, default_value = DEFAULT_GAME)]
+    pub game: String,
+    /// The game's rules parameters (default: the game's default rules).
+    #[arg(long, visible_alias = "layout", long_help = rules_help())]
+    pub rules: Option<String>,
+    /// The network timed.
+    #[command(flatten)]
+    pub network: NetworkArgs,
+    /// Training settings whose [selfplay] section is timed (default: the
+    /// defaults).
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    /// Seconds of self-play to time.
+    #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
+    pub seconds: f64,
 }
 
 #[derive(Debug, Args)]
@@ -376,20 +418,9 @@ pub struct BenchNnArgs {
     /// The game whose network is timed (its default rules).
     #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
-    /// A checkpoint directory (default: a freshly initialised network of
-    /// the default shape, or of --channels and --blocks).
-    #[arg(long)]
-    pub model: Option<std::path::PathBuf>,
-    /// Channels of a fresh network.
-    #[arg(long, allow_negative_numbers = true)]
-    pub channels: Option<usize>,
-    /// Residual blocks of a fresh network.
-    #[arg(long, allow_negative_numbers = true)]
-    pub blocks: Option<usize>,
-    /// A fresh network of pooled heads (any board size, pooling every
-    /// second block) instead of dense ones.
-    #[arg(long)]
-    pub pooled: bool,
+    /// The network timed.
+    #[command(flatten)]
+    pub network: NetworkArgs,
     /// Batch sizes to time, separated by commas.
     #[arg(long, default_value = "1,8,64,256")]
     pub batches: String,

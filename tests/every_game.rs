@@ -250,6 +250,31 @@ fn every_command(game: &str, first: &str) {
             "1",
         ],
     );
+    std::fs::write(
+        here.join("few-games.toml"),
+        "[selfplay]\ngames_in_flight = 2\nfull_simulations = 8\ncheap_simulations = 4\n",
+    )
+    .expect("settings");
+    let text = run(
+        here,
+        &[
+            "bench",
+            "selfplay",
+            "--game",
+            game,
+            "--channels",
+            "8",
+            "--blocks",
+            "1",
+            "--pooled",
+            "--config",
+            "few-games.toml",
+            "--seconds",
+            "0.1",
+        ],
+    );
+    assert!(text.contains(" positions/s, "), "{text}");
+    assert!(text.contains("self-play evaluations / raw"), "{text}");
 }
 
 #[test]

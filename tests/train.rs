@@ -271,3 +271,62 @@ fn a_selfplay_worker_adds_games_beside_training() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_run_keeps_its_rules_and_refuses_others() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let config = write_config(directory.path());
+    let run = directory.path().join("run");
+    let grandmaitre = |args: &[&str]| {
+        Command::cargo_bin("grandmaitre")
+            .expect("binary")
+            .args(args)
+            .arg("--run")
+            .arg(&run)
+            .output()
+            .expect("runs")
+    };
+    let config = config.to_str().expect("path");
+    let output = grandmaitre(&[
+        "train",
+        "--game",
+        "havannah",
+        "--rules",
+        "base=4",
+        "--config",
+        config,
+        "--generations",
+        "1",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let settings = std::fs::read_to_string(run.join("config.toml")).expect("settings");
+    assert!(settings.contains("rules = \"base=4 swap=1\""), "{settings}");
+    // Resumed without --rules, the run plays its own board (37 cells).
+    let output = grandmaitre(&["train", "--game", "havannah", "--generations", "1"]);
+    assert!(output.status.success(), "{output:?}");
+    let games = grandmaitre_selfplay::shard::read(&shards(&run)[0]).expect("shard");
+    assert_eq!(games[0].parameters, "base=4 swap=1");
+    // Other rules are refused by the trainer and a worker alike.
+    for command in [
+        vec![
+            "train",
+            "--game",
+            "havannah",
+            "--rules",
+            "base=5",
+            "--generations",
+            "1",
+        ],
+        vec![
+            "selfplay", "--game", "havannah", "--rules", "base=5", "--shards", "1",
+        ],
+    ] {
+        let output = grandmaitre(&command);
+        assert_eq!(output.status.code(), Some(2), "{command:?}");
+        let stderr = String::from_utf8(output.stderr).expect("utf-8");
+        assert_eq!(
+            stderr.trim(),
+            "error: the run plays the rules 'base=4 swap=1', not 'base=5 swap=1': resume it without --rules, or use a new run"
+        );
+    }
+}

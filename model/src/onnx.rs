@@ -279,7 +279,7 @@ impl GraphBuilder {
             &[&masked],
             vec![ints("axes", &[2, 3]), int("keepdims", 0)],
         );
-        let (means, scaled) = match self.board_cells.clone() {
+        let (means, scale) = match self.board_cells.clone() {
             Some(cells) => {
                 let sums = self.node(
                     "ReduceSum",
@@ -288,14 +288,7 @@ impl GraphBuilder {
                     vec![int("keepdims", 0)],
                 );
                 let means = self.node("Div", &format!("{name}.mean"), &[&sums, &cells], Vec::new());
-                let scale = self.board_scale();
-                let scaled = self.node(
-                    "Mul",
-                    &format!("{name}.scaled"),
-                    &[&means, &scale],
-                    Vec::new(),
-                );
-                (means, scaled)
+                (means, self.board_scale())
             }
             None => {
                 let means = self.node(
@@ -305,16 +298,15 @@ impl GraphBuilder {
                     vec![ints("axes", &[2, 3]), int("keepdims", 0)],
                 );
                 let scale = board_size_scale(self.grid_cells as f32);
-                let scale = self.constant_floats("const.board_scale", &[scale]);
-                let scaled = self.node(
-                    "Mul",
-                    &format!("{name}.scaled"),
-                    &[&means, &scale],
-                    Vec::new(),
-                );
-                (means, scaled)
+                (means, self.constant_floats("const.board_scale", &[scale]))
             }
         };
+        let scaled = self.node(
+            "Mul",
+            &format!("{name}.scaled"),
+            &[&means, &scale],
+            Vec::new(),
+        );
         self.node(
             "Concat",
             name,

@@ -20,7 +20,7 @@ use grandmaitre_model::{
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::cli::BenchNnArgs;
+use crate::cli::{BenchNnArgs, NetworkArgs};
 use crate::registry::{self, GameTask, Registered};
 
 /// Runs the benchmark on the game of `--game`, on `--threads` threads.
@@ -62,7 +62,7 @@ fn measure<G: Registered>(game: &G, args: &BenchNnArgs) -> Result<()> {
         name => Some(name.parse::<Backend>().map_err(anyhow::Error::msg)?),
     };
     let device = Device::flex();
-    let (network, config) = network_to_time(game, args, &device)?;
+    let (network, config) = args.network.network(game, &device)?;
     if let Some(path) = &args.save {
         save(game, &network, &config, path)?;
     }
@@ -131,30 +131,35 @@ fn measure<G: Registered>(game: &G, args: &BenchNnArgs) -> Result<()> {
     Ok(())
 }
 
-fn network_to_time<G: Game>(
-    game: &G,
-    args: &BenchNnArgs,
-    device: &Device,
-) -> Result<(Network, NetworkConfig)> {
-    if let Some(path) = &args.model {
-        if args.channels.is_some() || args.blocks.is_some() || args.pooled {
-            bail!("--channels, --blocks and --pooled describe a fresh network: not with --model");
+impl NetworkArgs {
+    /// The network and its shape for `game`'s board: a checkpoint, or a
+    /// fresh one of a shape.
+    pub fn network<G: Game>(&self, game: &G, device: &Device) -> Result<(Network, NetworkConfig)> {
+        if let Some(path) = &self.model {
+            if self.channels.is_some() || self.blocks.is_some() || self.pooled {
+                bail!(
+                    "--channels, --blocks and --pooled describe a fresh network: not with --model"
+                );
+            }
+            let checkpoint = Checkpoint::load(path, game.spec(), device)?;
+            return Ok((checkpoint.network, checkpoint.metadata.network));
         }
-        let checkpoint = Checkpoint::load(path, game.spec(), device)?;
-        return Ok((checkpoint.network, checkpoint.metadata.network));
+        let mut config = if self.pooled {
+            NetworkConfig::pooled_for_game(game.spec())
+        } else {
+            NetworkConfig::for_game(game.spec())
+        };
+        if let Some(channels) = self.channels {
+            config.channels = channels;
+        }
+        if let Some(blocks) = self.blocks {
+            config.blocks = blocks;
+        }
+        if config.channels == 0 || config.blocks == 0 {
+            bail!("--channels and --blocks must be positive");
+        }
+        Ok((config.init(device), config))
     }
-    let mut config = if args.pooled {
-        NetworkConfig::pooled_for_game(game.spec())
-    } else {
-        NetworkConfig::for_game(game.spec())
-    };
-    if let Some(channels) = args.channels {
-        config.channels = channels;
-    }
-    if let Some(blocks) = args.blocks {
-        config.blocks = blocks;
-    }
-    Ok((config.init(device), config))
 }
 
 fn save<G: Game>(game: &G, network: &Network, config: &NetworkConfig, path: &Path) -> Result<()> {
@@ -184,7 +189,7 @@ fn reload(network: &Network, config: &NetworkConfig, device: &Device) -> Result<
 }
 
 /// Planes of positions from random games.
-fn random_planes<G: Game>(game: &G, count: usize, per_position: usize) -> Vec<f32> {
+pub(crate) fn random_planes<G: Game>(game: &G, count: usize, per_position: usize) -> Vec<f32> {
     let mut planes = vec![0.0; count * per_position];
     let states = grandmaitre_engine::game::random_states(game, count, 20, 1);
     for (state, slot) in states.iter().zip(planes.chunks_exact_mut(per_position)) {
@@ -194,7 +199,7 @@ fn random_planes<G: Game>(game: &G, count: usize, per_position: usize) -> Vec<f3
 }
 
 /// Calls `run` (one batch of `batch` positions) for about `seconds`.
-fn positions_per_second(batch: usize, seconds: f64, mut run: impl FnMut()) -> f64 {
+pub(crate) fn positions_per_second(batch: usize, seconds: f64, mut run: impl FnMut()) -> f64 {
     run(); // warm-up: buffers, caches
     let start = Instant::now();
     let mut calls = 0u64;
@@ -255,14 +260,17 @@ fn gemm_speed(threads: usize, seconds: f64) -> f64 {
 
 /// An evaluator that counts its calls and the positions they carried.
 #[derive(Debug)]
-struct Counting<'a, E> {
+pub(crate) struct Counting<'a, E> {
     inner: &'a E,
-    calls: AtomicU64,
-    positions: AtomicU64,
+    /// Calls so far.
+    pub calls: AtomicU64,
+    /// Positions evaluated so far.
+    pub positions: AtomicU64,
 }
 
 impl<'a, E> Counting<'a, E> {
-    fn new(inner: &'a E) -> Self {
+    /// Counts the calls to `inner`.
+    pub fn new(inner: &'a E) -> Self {
         Counting {
             inner,
             calls: AtomicU64::new(0),

@@ -5,6 +5,7 @@ mod advise;
 mod arena;
 mod bench;
 mod bench_nn;
+mod bench_selfplay;
 mod bench_train;
 mod calibrate;
 mod export;
@@ -89,6 +90,7 @@ pub fn run(cli: Cli) -> Result<()> {
         ),
         Command::Bench(BenchCommand::Nn(args)) => bench_nn::run(args),
         Command::Bench(BenchCommand::Train(args)) => bench_train::run(args),
+        Command::Bench(BenchCommand::Selfplay(args)) => bench_selfplay::run(args),
         Command::Bench(BenchCommand::Winprob(args)) => registry::dispatch(
             &args.game,
             args.rules.as_deref(),

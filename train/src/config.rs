@@ -1,5 +1,6 @@
 //! Training settings, read from TOML; every field has a default.
 
+use grandmaitre_selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
 
 /// Which boards self-play uses.
@@ -108,6 +109,23 @@ impl Default for SelfPlaySettings {
             gumbel: false,
             layouts: Layouts::Mixed,
             decisive_moves: true,
+        }
+    }
+}
+
+impl SelfPlaySettings {
+    /// The self-play driver's settings.
+    pub fn driver_config(&self) -> SelfPlayConfig {
+        SelfPlayConfig {
+            games_in_flight: self.games_in_flight,
+            full_simulations: self.full_simulations,
+            cheap_simulations: self.cheap_simulations,
+            full_search_fraction: self.full_search_fraction,
+            temperature_plies: self.temperature_plies,
+            dirichlet_weight: self.dirichlet_weight,
+            gumbel: self.gumbel,
+            decisive_moves: self.decisive_moves,
+            ..SelfPlayConfig::default()
         }
     }
 }

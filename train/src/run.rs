@@ -25,7 +25,7 @@ use burn::tensor::Device;
 use grandmaitre_engine::Game;
 use grandmaitre_model::checkpoint::{self, CheckpointMetadata, Provenance};
 use grandmaitre_model::{Checkpoint, InferenceNetwork, NetworkConfig, NetworkEvaluator};
-use grandmaitre_selfplay::{SelfPlayConfig, play_games, shard};
+use grandmaitre_selfplay::{play_games, shard};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -303,7 +303,7 @@ impl Run {
         };
         let mut parent = parent.map(|p| p.display().to_string());
         let mut lines = Vec::new();
-        let selfplay = self.selfplay_config();
+        let selfplay = self.config.selfplay.driver_config();
         loop {
             let done = match stop {
                 StopAfter::Generations(count) => lines.len() as u32 >= count,
@@ -318,14 +318,12 @@ impl Run {
             // Self-play with the current network, a shard at a time, on the
             // stage's board.
             let selfplay_start = Instant::now();
-            let stage = stage_of(&stages, config, generation);
-            let board_config = stage.map_or(network_config.clone(), |(_, c)| c.clone());
-            let evaluator =
-                NetworkEvaluator::new(InferenceNetwork::new(&trainer.network(), &board_config));
-            let make_stage_game = |seed: u64| match stage {
-                Some((game, _)) => game.clone(),
-                None => make_game(seed),
-            };
+            let (evaluator, make_stage_game) = stage_players(
+                stage_of(&stages, config, generation),
+                &trainer.network(),
+                &network_config,
+                &make_game,
+            );
             let total = config.selfplay.games_per_generation;
             let mut played = 0;
             let mut positions = 0;
@@ -352,7 +350,7 @@ impl Run {
                 play_games(
                     &selfplay,
                     count,
-                    make_stage_game,
+                    &make_stage_game,
                     &evaluator,
                     seed,
                     |game| {
@@ -501,21 +499,6 @@ impl Run {
             .collect()
     }
 
-    fn selfplay_config(&self) -> SelfPlayConfig {
-        let settings = &self.config.selfplay;
-        SelfPlayConfig {
-            games_in_flight: settings.games_in_flight,
-            full_simulations: settings.full_simulations,
-            cheap_simulations: settings.cheap_simulations,
-            full_search_fraction: settings.full_search_fraction,
-            temperature_plies: settings.temperature_plies,
-            dirichlet_weight: settings.dirichlet_weight,
-            gumbel: settings.gumbel,
-            decisive_moves: settings.decisive_moves,
-            ..SelfPlayConfig::default()
-        }
-    }
-
     /// Adds self-play to a run from another process: plays shards of games
     /// with the run's newest checkpoint (reloaded before each shard) until
     /// `stop`, beside a `train` process on the same directory. Returns the
@@ -532,7 +515,7 @@ impl Run {
         let device = Device::flex();
         let network_config = self.network_config(spec);
         let stages = self.stage_games::<G>(&network_config)?;
-        let selfplay = self.selfplay_config();
+        let selfplay = self.config.selfplay.driver_config();
         let count = self.config.selfplay.games_per_shard;
         let mut written = 0;
         let mut shards = 0u32;
@@ -551,13 +534,12 @@ impl Run {
                 None => (0, network_config.init(&device)),
             };
             // The games of the generation the trainer plays next.
-            let stage = stage_of(&stages, &self.config, generation + 1);
-            let board_config = stage.map_or(network_config.clone(), |(_, c)| c.clone());
-            let evaluator = NetworkEvaluator::new(InferenceNetwork::new(&network, &board_config));
-            let make_stage_game = |seed: u64| match stage {
-                Some((game, _)) => game.clone(),
-                None => make_game(seed),
-            };
+            let (evaluator, make_stage_game) = stage_players(
+                stage_of(&stages, &self.config, generation + 1),
+                &network,
+                &network_config,
+                &make_game,
+            );
             let mut games = Vec::with_capacity(count);
             let seed = u64::from(std::process::id()) << 32 | u64::from(shards);
             play_games(
@@ -624,6 +606,23 @@ fn stage_of<'a, G>(
         .iter()
         .position(|stage| generation <= stage.until)
         .map(|index| &stages[index])
+}
+
+/// Self-play's evaluator and rules in a curriculum `stage` (or the run's
+/// own with `None`): `network` on the stage's board, and its game.
+fn stage_players<'a, G: Game>(
+    stage: Option<&'a (G, NetworkConfig)>,
+    network: &grandmaitre_model::Network,
+    network_config: &NetworkConfig,
+    make_game: &'a (impl Fn(u64) -> G + Sync),
+) -> (NetworkEvaluator, impl Fn(u64) -> G + Sync + 'a) {
+    let board = stage.map_or(network_config, |(_, config)| config);
+    let evaluator = NetworkEvaluator::new(InferenceNetwork::new(network, board));
+    let game = move |seed: u64| match stage {
+        Some((game, _)) => game.clone(),
+        None => make_game(seed),
+    };
+    (evaluator, game)
 }
 
 /// Appends `lines` to the CSV file `path`, writing `header` first into a
