@@ -235,6 +235,9 @@ impl Checkpoint {
                 "the network's board plane is not an input plane",
             ));
         }
+        if shape.pooled_heads && shape.actions < shape.cells() {
+            return Err(invalid(path, "pooled heads need an action for every cell"));
+        }
         metadata.network = shape;
         let shape = &metadata.network;
         if bytes.len() as u64 != metadata.weights_bytes {

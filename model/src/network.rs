@@ -135,8 +135,9 @@ impl NetworkConfig {
         NetworkConfig::new(planes, height, width, spec.action_count)
     }
 
-    /// A network of pooled heads for a game: pooling in every second
-    /// block, the ownership head, the board's plane as the mask.
+    /// A network of pooled heads for a game (whose actions start with one
+    /// per cell): pooling in every second block, the ownership head, the
+    /// board's plane as the mask.
     pub fn pooled_for_game(spec: &GameSpec) -> NetworkConfig {
         NetworkConfig::for_game(spec)
             .with_pooled_heads(true)
@@ -153,7 +154,8 @@ impl NetworkConfig {
         let [planes, height, width] = spec.observation_shape;
         let fits = planes == self.input_planes
             && spec.board_plane == self.mask_plane
-            && spec.action_count - height * width == self.actions - self.cells();
+            && spec.action_count.checked_sub(height * width)
+                == self.actions.checked_sub(self.cells());
         if self.pooled_heads && fits {
             Some(NetworkConfig {
                 height,
