@@ -168,6 +168,11 @@ impl NetworkConfig {
         }
     }
 
+    /// The kind of heads, as the benchmarks print it: `dense` or `pooled`.
+    pub fn heads_name(&self) -> &'static str {
+        if self.pooled_heads { "pooled" } else { "dense" }
+    }
+
     /// Cells of the board.
     pub fn cells(&self) -> usize {
         self.height * self.width

@@ -72,11 +72,7 @@ fn measure<G: Registered>(game: &G, args: &BenchNnArgs) -> Result<()> {
         "network: {} channels × {} blocks, {} heads, {} planes → {} actions; {:.2} M multiply-adds ({:.1} MFLOP) per position",
         config.channels,
         config.blocks,
-        if config.pooled_heads {
-            "pooled"
-        } else {
-            "dense"
-        },
+        config.heads_name(),
         config.input_planes,
         config.actions,
         config.multiply_adds() as f64 / 1e6,

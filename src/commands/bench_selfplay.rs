@@ -60,11 +60,7 @@ fn measure<G: Registered>(game: &G, args: &BenchSelfplayArgs) -> Result<()> {
         "network: {} channels × {} blocks, {} heads on {}×{}: {:.1} MFLOP per evaluation",
         config.channels,
         config.blocks,
-        if config.pooled_heads {
-            "pooled"
-        } else {
-            "dense"
-        },
+        config.heads_name(),
         config.height,
         config.width,
         flops / 1e6
