@@ -103,11 +103,11 @@ pub struct SelfplayArgs {
     /// The game.
     #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
-    /// The run directory (it must exist: `train` creates it).
     /// The rules of the run's games (default: those the run keeps in its
     /// settings).
     #[arg(long, visible_alias = "layout", long_help = rules_help())]
     pub rules: Option<String>,
+    /// The run directory (it must exist: `train` creates it).
     #[arg(long)]
     pub run: std::path::PathBuf,
     /// Stop after this long (e.g. 30m); the current shard finishes first.

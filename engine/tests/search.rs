@@ -313,3 +313,64 @@ fn two_threats_of_the_opponent_are_proven_lost_after_one_visit_of_each_block() {
     }
     assert!(checked >= 5, "only {checked} positions with two threats");
 }
+
+/// A search of the opening of Heraldis with root noise and the rollout
+/// evaluator, one leaf at a time, with forced playouts `k`.
+fn noisy_opening(k: f32) -> (Search<Heraldis>, grandmaitre_engine::search::SearchResult) {
+    let settings = SearchConfig {
+        dirichlet_weight: 0.25,
+        leaves_per_batch: 1,
+        forced_playouts: k,
+        ..config(400)
+    };
+    let (_, mut search) = search("5/5/5/5/5 l - 0", settings);
+    let result = search.run(&RolloutEvaluator::default());
+    (search, result)
+}
+
+#[test]
+fn forced_playouts_give_every_root_move_its_square_root_share() {
+    let (_, result) = noisy_opening(2.0);
+    let total = result.visits as f32;
+    for child in &result.children {
+        let forced = (2.0 * child.prior * total).sqrt();
+        assert!(
+            child.visits as f32 + 1.0 >= forced,
+            "{} visits for a floor of {forced:.1}",
+            child.visits
+        );
+    }
+    // Without them PUCT leaves some move below that floor.
+    let (_, plain) = noisy_opening(0.0);
+    assert!(
+        plain
+            .children
+            .iter()
+            .any(|c| (c.visits as f32 + 1.0) < (2.0 * c.prior * total).sqrt())
+    );
+}
+
+#[test]
+fn policy_target_pruning_takes_back_forced_visits_from_all_but_the_best_move() {
+    let (_, result) = noisy_opening(2.0);
+    let total: f32 = result.policy_target.iter().sum();
+    assert!((total - 1.0).abs() < 1e-4);
+    let visits: u32 = result.children.iter().map(|c| c.visits).sum();
+    let share = |c: &grandmaitre_engine::search::ChildReport| c.visits as f32 / visits as f32;
+    // Children come most visited first: the best move keeps its visits and
+    // the others give some back, so the best move's target grows and every
+    // other move's shrinks against it: the target is sharper.
+    let best = &result.children[0];
+    let target =
+        |c: &grandmaitre_engine::search::ChildReport| result.policy_target[c.action.index()];
+    assert!(target(best) > share(best));
+    for child in &result.children[1..] {
+        assert!(target(child) / target(best) <= share(child) / share(best) + 1e-6);
+    }
+    let entropy = |p: &mut dyn Iterator<Item = f32>| -> f32 {
+        p.filter(|&x| x > 0.0).map(|x| -x * x.ln()).sum()
+    };
+    let pruned = entropy(&mut result.policy_target.iter().copied());
+    let shares = entropy(&mut result.children.iter().map(share));
+    assert!(pruned < shares, "{pruned} against {shares}");
+}

@@ -1,4 +1,4 @@
-"""OpenSpiel's MCTSBot (random rollouts) as an arena player for Grand Maître.
+"""OpenSpiel's C++ MCTSBot (random rollouts) as an arena player for Grand Maître.
 
 A line protocol on stdin/stdout, one game per process:
   moves A B C ...   the game so far, as OpenSpiel action ids (replaces it)
@@ -12,9 +12,7 @@ Usage: python mcts_bot.py --game 'havannah(board_size=8,swap=True)' --sims 10000
 import argparse
 import sys
 
-import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import mcts
 
 
 def main():
@@ -22,19 +20,15 @@ def main():
     parser.add_argument("--game", default="havannah(board_size=8,swap=True)")
     parser.add_argument("--sims", type=int, default=10000)
     parser.add_argument("--rollouts", type=int, default=1)
-    parser.add_argument("--uct-c", type=float, default=2.0)
+    parser.add_argument("--uct-c", type=float, default=1.4)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     game = pyspiel.load_game(args.game)
-    rng = np.random.RandomState(args.seed)
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=args.rollouts, random_state=rng)
-    bot = mcts.MCTSBot(
-        game,
-        args.uct_c,
-        args.sims,
-        evaluator,
-        random_state=rng,
-        solve=True,
+    # The C++ bot (about 30 times faster than open_spiel.python's): random
+    # rollouts, UCT, 1 000 MB of tree, no solver, quiet.
+    evaluator = pyspiel.RandomRolloutEvaluator(args.rollouts, args.seed)
+    bot = pyspiel.MCTSBot(
+        game, evaluator, args.uct_c, args.sims, 1000, False, args.seed, False
     )
     state = game.new_initial_state()
     for line in sys.stdin:

@@ -13,12 +13,17 @@
 //!   that every value target is a real result.
 //! - With the Gumbel root, the move is the Gumbel root's choice and the
 //!   policy target its improved policy.
+//! - Forced playouts and policy target pruning (KataGo) on full PUCT
+//!   searches, when asked for.
+//! - Each policy target keeps its surprise, the KL divergence from the
+//!   root's priors (noise included), for training to weight it by.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use grandmaitre_engine::search::{
-    Evaluator, GumbelConfig, MoveChoice, RootSelection, Search, SearchConfig, run_searches,
+    Evaluator, GumbelConfig, MoveChoice, RootSelection, Search, SearchConfig, SearchResult,
+    run_searches,
 };
 use grandmaitre_engine::{Game, Outcome};
 
@@ -51,6 +56,9 @@ pub struct SelfPlayConfig {
     /// Searches use the moves the rules force (decisive and anti-decisive
     /// moves; see `SearchConfig::decisive_moves`).
     pub decisive_moves: bool,
+    /// Forced playouts on full PUCT searches (`SearchConfig::forced_playouts`;
+    /// 0: none).
+    pub forced_playouts: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -67,6 +75,7 @@ impl Default for SelfPlayConfig {
             gumbel: false,
             leaves_per_batch: 8,
             decisive_moves: true,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -93,6 +102,7 @@ impl SelfPlayConfig {
             } else {
                 RootSelection::Puct
             },
+            forced_playouts: if full { self.forced_playouts } else { 0.0 },
             ..SearchConfig::default()
         }
     }
@@ -103,6 +113,7 @@ struct Searched<S> {
     state: S,
     policy: Vec<(u16, f32)>,
     wdl: [f32; 3],
+    surprise: f32,
 }
 
 /// A game in progress.
@@ -168,19 +179,21 @@ pub fn play_games<G, E>(
                 },
             };
             let action = search.choose_move(choice);
-            let policy = if slot.full {
-                result
+            let (policy, surprise) = if slot.full {
+                let policy: Vec<(u16, f32)> = result
                     .children
                     .iter()
                     .map(|c| (c.action.0, result.policy_target[c.action.index()]))
-                    .collect()
+                    .collect();
+                (policy, surprise(&result))
             } else {
-                Vec::new()
+                (Vec::new(), 0.0)
             };
             slot.positions.push(Searched {
                 state: search.state().clone(),
                 policy,
                 wdl: result.wdl,
+                surprise,
             });
             let certain = result.wdl[0].max(result.wdl[2]) >= config.decided_threshold;
             slot.decided |= result.proof.is_some() || certain;
@@ -204,6 +217,24 @@ pub fn play_games<G, E>(
     }
 }
 
+/// KL(target ‖ priors) at the root of a search: how far the search moved
+/// the policy from the network's.
+fn surprise(result: &SearchResult) -> f32 {
+    result
+        .children
+        .iter()
+        .map(|child| {
+            let target = result.policy_target[child.action.index()];
+            if target > 0.0 {
+                target * (target / child.prior.max(1e-6)).ln()
+            } else {
+                0.0
+            }
+        })
+        .sum::<f32>()
+        .max(0.0)
+}
+
 /// The record of a finished game: every position gets the final result
 /// from its side to move's point of view.
 fn finish<G: Game>(search: &Search<G>, slot: &mut Slot<G>) -> GameRecord {
@@ -212,20 +243,28 @@ fn finish<G: Game>(search: &Search<G>, slot: &mut Slot<G>) -> GameRecord {
     let positions = slot
         .positions
         .drain(..)
-        .map(|Searched { state, policy, wdl }| {
-            let side = game.current_player(&state);
-            let outcome = match game.outcome_for(end, side) {
-                Some(Outcome::Win) => 1,
-                Some(Outcome::Loss) => -1,
-                _ => 0,
-            };
-            PositionRecord {
-                state: game.format_state(&state),
-                policy,
-                outcome,
-                search_wdl: wdl,
-            }
-        })
+        .map(
+            |Searched {
+                 state,
+                 policy,
+                 wdl,
+                 surprise,
+             }| {
+                let side = game.current_player(&state);
+                let outcome = match game.outcome_for(end, side) {
+                    Some(Outcome::Win) => 1,
+                    Some(Outcome::Loss) => -1,
+                    _ => 0,
+                };
+                PositionRecord {
+                    state: game.format_state(&state),
+                    policy,
+                    outcome,
+                    search_wdl: wdl,
+                    surprise,
+                }
+            },
+        )
         .collect();
     GameRecord {
         parameters: game.parameters(),

@@ -15,6 +15,9 @@ pub struct PositionRecord {
     pub outcome: i8,
     /// The search's win/draw/loss estimate for the side to move.
     pub search_wdl: [f32; 3],
+    /// How much the search changed the network's mind: the KL divergence
+    /// of the policy target from the root's priors (0 without a target).
+    pub surprise: f32,
 }
 
 /// A finished self-play game.

@@ -22,9 +22,9 @@ use thiserror::Error;
 use crate::record::{GameRecord, PositionRecord};
 
 const MAGIC: &[u8; 8] = b"GMSHARD\0";
-/// The format written: 2 adds each game's final position to format 1,
-/// which is still read.
-const FORMAT: u32 = 2;
+/// The format written: 2 adds each game's final position to format 1, 3
+/// each position's surprise; 1 and 2 are still read.
+const FORMAT: u32 = 3;
 const HEADER: usize = 8 + 4 + 4 + 8 + 4;
 /// Bytes that the lengths in a payload may claim in all: far above any real
 /// shard, low enough that a damaged length (a string of 2⁶² bytes) is an
@@ -61,23 +61,80 @@ fn invalid(path: &Path, reason: impl Into<String>) -> ShardError {
     }
 }
 
+/// A position as formats 1 and 2 stored it (no surprise).
+#[derive(serde::Deserialize)]
+struct PositionRecordV2 {
+    state: String,
+    policy: Vec<(u16, f32)>,
+    outcome: i8,
+    search_wdl: [f32; 3],
+}
+
+impl From<PositionRecordV2> for PositionRecord {
+    fn from(old: PositionRecordV2) -> PositionRecord {
+        PositionRecord {
+            state: old.state,
+            policy: old.policy,
+            outcome: old.outcome,
+            search_wdl: old.search_wdl,
+            surprise: 0.0,
+        }
+    }
+}
+
 /// A game as format 1 stored it (no final position).
 #[derive(serde::Deserialize)]
 struct GameRecordV1 {
     parameters: String,
-    positions: Vec<PositionRecord>,
+    positions: Vec<PositionRecordV2>,
     plies: u32,
 }
 
 impl From<GameRecordV1> for GameRecord {
     fn from(old: GameRecordV1) -> GameRecord {
-        GameRecord {
+        GameRecord::from(GameRecordV2 {
             parameters: old.parameters,
             positions: old.positions,
             plies: old.plies,
             final_state: None,
+        })
+    }
+}
+
+/// A game as format 2 stored it.
+#[derive(serde::Deserialize)]
+struct GameRecordV2 {
+    parameters: String,
+    positions: Vec<PositionRecordV2>,
+    plies: u32,
+    final_state: Option<String>,
+}
+
+impl From<GameRecordV2> for GameRecord {
+    fn from(old: GameRecordV2) -> GameRecord {
+        GameRecord {
+            parameters: old.parameters,
+            positions: old
+                .positions
+                .into_iter()
+                .map(PositionRecord::from)
+                .collect(),
+            plies: old.plies,
+            final_state: old.final_state,
         }
     }
+}
+
+/// Decodes a payload of games stored as `Stored`.
+fn decode_games<Stored>(path: &Path, payload: &[u8]) -> Result<(Vec<GameRecord>, usize), ShardError>
+where
+    Stored: serde::de::DeserializeOwned,
+    GameRecord: From<Stored>,
+{
+    let config = bincode::config::standard().with_limit::<LIMIT>();
+    let (records, used): (Vec<Stored>, usize) = bincode::serde::decode_from_slice(payload, config)
+        .map_err(|e| invalid(path, format!("undecodable games: {e}")))?;
+    Ok((records.into_iter().map(GameRecord::from).collect(), used))
 }
 
 /// Encodes games as shard bytes.
@@ -101,10 +158,10 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<GameRecord>, ShardError> 
     }
     let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
     let format = word(8);
-    if format != FORMAT && format != 1 {
+    if !(1..=FORMAT).contains(&format) {
         return Err(invalid(
             path,
-            format!("format {format} is not a supported one (1 or {FORMAT})"),
+            format!("format {format} is not a supported one (1 to {FORMAT})"),
         ));
     }
     let games = word(12) as usize;
@@ -123,15 +180,10 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<GameRecord>, ShardError> 
     if crc32fast::hash(payload) != crc {
         return Err(invalid(path, "corrupt (CRC-32 mismatch)"));
     }
-    let config = bincode::config::standard().with_limit::<LIMIT>();
-    let (records, used): (Vec<GameRecord>, usize) = if format == 1 {
-        let (records, used): (Vec<GameRecordV1>, usize) =
-            bincode::serde::decode_from_slice(payload, config)
-                .map_err(|e| invalid(path, format!("undecodable games: {e}")))?;
-        (records.into_iter().map(GameRecord::from).collect(), used)
-    } else {
-        bincode::serde::decode_from_slice(payload, config)
-            .map_err(|e| invalid(path, format!("undecodable games: {e}")))?
+    let (records, used) = match format {
+        1 => decode_games::<GameRecordV1>(path, payload)?,
+        2 => decode_games::<GameRecordV2>(path, payload)?,
+        _ => decode_games::<GameRecord>(path, payload)?,
     };
     if used != payload.len() {
         return Err(invalid(
@@ -256,49 +308,92 @@ pub fn list(directory: &Path) -> Result<Vec<PathBuf>, ShardError> {
 mod tests {
     use super::*;
 
+    /// A position as formats 1 and 2 wrote it.
+    #[derive(serde::Serialize)]
+    struct WrittenPositionV2 {
+        state: String,
+        policy: Vec<(u16, f32)>,
+        outcome: i8,
+        search_wdl: [f32; 3],
+    }
+
     /// A game as format 1 wrote it.
     #[derive(serde::Serialize)]
     struct WrittenV1 {
         parameters: String,
-        positions: Vec<PositionRecord>,
+        positions: Vec<WrittenPositionV2>,
         plies: u32,
     }
 
+    /// A game as format 2 wrote it.
+    #[derive(serde::Serialize)]
+    struct WrittenV2 {
+        parameters: String,
+        positions: Vec<WrittenPositionV2>,
+        plies: u32,
+        final_state: Option<String>,
+    }
+
+    fn old_position() -> WrittenPositionV2 {
+        WrittenPositionV2 {
+            state: "5/5/5/5/5 l - 0".to_string(),
+            policy: vec![(3, 1.0)],
+            outcome: 1,
+            search_wdl: [0.5, 0.25, 0.25],
+        }
+    }
+
+    fn shard_bytes(format: u32, payload: &[u8]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&format.to_le_bytes());
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+        bytes.extend_from_slice(payload);
+        bytes
+    }
+
     #[test]
-    fn format_1_shards_still_read_without_a_final_position() {
+    fn formats_1_and_2_still_read_without_what_they_lacked() {
         let position = PositionRecord {
             state: "5/5/5/5/5 l - 0".to_string(),
             policy: vec![(3, 1.0)],
             outcome: 1,
             search_wdl: [0.5, 0.25, 0.25],
+            surprise: 0.0,
         };
-        let old = vec![WrittenV1 {
+        let v1 = vec![WrittenV1 {
             parameters: "layout=x".to_string(),
-            positions: vec![position.clone()],
+            positions: vec![old_position()],
             plies: 7,
         }];
         let payload =
-            bincode::serde::encode_to_vec(&old, bincode::config::standard()).expect("encodes");
-        let mut bytes = Vec::new();
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&1u32.to_le_bytes());
-        bytes.extend_from_slice(&1u32.to_le_bytes());
-        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-        bytes.extend_from_slice(&payload);
-        let games = decode(Path::new("old.shard"), &bytes).expect("format 1 reads");
+            bincode::serde::encode_to_vec(&v1, bincode::config::standard()).expect("encodes");
+        let games = decode(Path::new("v1.shard"), &shard_bytes(1, &payload)).expect("format 1");
         assert_eq!(
             games,
             [GameRecord {
                 parameters: "layout=x".to_string(),
-                positions: vec![position],
+                positions: vec![position.clone()],
                 plies: 7,
                 final_state: None,
             }]
         );
-        // And the current format keeps the final position.
+        let v2 = vec![WrittenV2 {
+            parameters: "layout=x".to_string(),
+            positions: vec![old_position()],
+            plies: 7,
+            final_state: Some("5/5/5/5/5 d - 1".to_string()),
+        }];
+        let payload =
+            bincode::serde::encode_to_vec(&v2, bincode::config::standard()).expect("encodes");
+        let games = decode(Path::new("v2.shard"), &shard_bytes(2, &payload)).expect("format 2");
+        assert_eq!(games[0].final_state.as_deref(), Some("5/5/5/5/5 d - 1"));
+        assert_eq!(games[0].positions, [position]);
+        // And the current format keeps the final position and the surprise.
         let mut game = games[0].clone();
-        game.final_state = Some("5/5/5/5/5 d - 1".to_string());
+        game.positions[0].surprise = 0.75;
         let written = encode(std::slice::from_ref(&game));
         assert_eq!(
             decode(Path::new("new.shard"), &written).expect("reads"),

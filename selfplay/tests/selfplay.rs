@@ -34,6 +34,7 @@ fn every_game_is_recorded_with_real_results_and_proper_targets() {
     let records = games(10, &tiny());
     assert_eq!(records.len(), 10);
     let mut targets = 0;
+    let mut surprised = 0;
     for record in &records {
         let game = Heraldis::with_parameters(&record.parameters).expect("parameters");
         assert_eq!(record.positions.len() as u32, record.plies);
@@ -53,6 +54,11 @@ fn every_game_is_recorded_with_real_results_and_proper_targets() {
                 let mut legal = Vec::new();
                 game.legal_actions(&state, &mut legal);
                 assert_eq!(position.policy.len(), legal.len());
+                // A KL divergence: finite and never negative.
+                assert!(position.surprise.is_finite() && position.surprise >= 0.0);
+                surprised += usize::from(position.surprise > 0.0);
+            } else {
+                assert_eq!(position.surprise, 0.0);
             }
             let wdl: f32 = position.search_wdl.iter().sum();
             assert!((wdl - 1.0).abs() < 1e-3);
@@ -69,6 +75,8 @@ fn every_game_is_recorded_with_real_results_and_proper_targets() {
         );
     }
     assert!(targets > 0);
+    // The search moved the uniform priors at most targets.
+    assert!(surprised * 2 > targets, "{surprised} of {targets}");
     // Varied layouts were played.
     let first = &records[0].parameters;
     assert!(records.iter().any(|r| &r.parameters != first));

@@ -72,9 +72,13 @@ fn check_file(bytes: &[u8]) -> Result<(), TestCaseError> {
     let directory = tempfile::tempdir().expect("temp dir");
     let path = directory.path().join("games.shard");
     std::fs::write(&path, bytes).expect("written");
+    // Compared as bytes written again: a damaged float may read as NaN.
     let read = shard::read(&path).map_err(|e| e.to_string());
     let decoded = shard::decode(&path, bytes).map_err(|e| e.to_string());
-    prop_assert_eq!(&read, &decoded);
+    prop_assert_eq!(
+        read.as_ref().map(|r| shard::encode(r)),
+        decoded.as_ref().map(|r| shard::encode(r))
+    );
     if let Err(message) = read {
         one_line(&message)?;
     }

@@ -1,5 +1,6 @@
 //! Training settings, read from TOML; every field has a default.
 
+use crate::samples::Targets;
 use grandmaitre_selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
 
@@ -93,6 +94,9 @@ pub struct SelfPlaySettings {
     /// Searches use the moves the rules force (decisive and anti-decisive
     /// moves, where the game knows them).
     pub decisive_moves: bool,
+    /// Forced playouts with policy target pruning on full searches (KataGo's
+    /// k, 2 in its runs; 0: none).
+    pub forced_playouts: f32,
 }
 
 impl Default for SelfPlaySettings {
@@ -109,6 +113,7 @@ impl Default for SelfPlaySettings {
             gumbel: false,
             layouts: Layouts::Mixed,
             decisive_moves: true,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -125,6 +130,7 @@ impl SelfPlaySettings {
             dirichlet_weight: self.dirichlet_weight,
             gumbel: self.gumbel,
             decisive_moves: self.decisive_moves,
+            forced_playouts: self.forced_playouts,
             ..SelfPlayConfig::default()
         }
     }
@@ -147,6 +153,17 @@ pub struct OptimizerSettings {
     pub weight_decay: f32,
     /// Newest positions the samples are drawn from.
     pub replay_positions: usize,
+    /// Share of the sampling weight of the policy targets given by their
+    /// surprise (KataGo: 0.5): a target is drawn in proportion to
+    /// 1 − s + s · surprise / mean surprise; 0 draws uniformly.
+    pub surprise_weight: f32,
+    /// Weight of the short-term value in the value target: the target is
+    /// (1 − w) · the game's result + w · the exponential average of the
+    /// search values from this position on; 0: the result alone.
+    pub short_term_value: f32,
+    /// Plies over which that average decays (its weights are
+    /// (1 − 1/horizon)^k, k plies ahead).
+    pub short_term_horizon: f32,
 }
 
 impl Default for OptimizerSettings {
@@ -158,6 +175,20 @@ impl Default for OptimizerSettings {
             learning_rate_decay: 0.97,
             weight_decay: 1e-4,
             replay_positions: 120_000,
+            surprise_weight: 0.0,
+            short_term_value: 0.0,
+            short_term_horizon: 6.0,
+        }
+    }
+}
+
+impl OptimizerSettings {
+    /// How the replay window makes its targets.
+    pub fn targets(&self) -> Targets {
+        Targets {
+            short_term_value: self.short_term_value,
+            short_term_horizon: self.short_term_horizon,
+            surprise_weight: self.surprise_weight,
         }
     }
 }
@@ -288,6 +319,21 @@ impl TrainingConfig {
         let ownership = self.network.ownership_weight;
         if !(ownership.is_finite() && ownership >= 0.0) {
             return Err("network.ownership_weight must be zero or positive".to_string());
+        }
+        let forced = self.selfplay.forced_playouts;
+        if !(forced.is_finite() && forced >= 0.0) {
+            return Err("selfplay.forced_playouts must be zero or positive".to_string());
+        }
+        for (name, value) in [
+            ("optimizer.surprise_weight", optimizer.surprise_weight),
+            ("optimizer.short_term_value", optimizer.short_term_value),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(format!("{name} must be between 0 and 1"));
+            }
+        }
+        if !(optimizer.short_term_horizon.is_finite() && optimizer.short_term_horizon >= 1.0) {
+            return Err("optimizer.short_term_horizon must be at least 1".to_string());
         }
         if !self.curriculum.is_empty() && self.network.heads != Heads::Pooled {
             return Err("a curriculum needs network.heads = \"pooled\"".to_string());

@@ -373,6 +373,7 @@ impl Run {
                 &self.shard_directory(),
                 config.optimizer.replay_positions,
                 network_config.pooled_heads,
+                &config.optimizer.targets(),
             )?;
             let steps = config.optimizer.steps_per_generation;
             let learning_rate = config.optimizer.learning_rate

@@ -6,7 +6,7 @@ use grandmaitre_engine::Game;
 use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::{Checkpoint, NetworkConfig};
-use grandmaitre_train::samples::{ReplayWindow, make_batch};
+use grandmaitre_train::samples::{ReplayWindow, Targets, make_batch};
 use grandmaitre_train::trainer::Trainer;
 use grandmaitre_train::{Run, StopAfter, TrainingConfig};
 use rand::SeedableRng;
@@ -19,7 +19,7 @@ fn records(count: usize) -> Vec<grandmaitre_selfplay::GameRecord> {
 #[test]
 fn batches_hold_distributions_and_one_hot_results() {
     let window: ReplayWindow<Heraldis> =
-        ReplayWindow::from_records(&records(6), false).expect("window");
+        ReplayWindow::from_records(&records(6), false, &Targets::default()).expect("window");
     assert!(window.games.len() > 1, "several layouts");
     let indices: Vec<usize> = (0..window.samples.len()).collect();
     let batch =
@@ -42,7 +42,7 @@ fn batches_hold_distributions_and_one_hot_results() {
 #[test]
 fn steps_on_one_batch_lower_its_loss() {
     let window: ReplayWindow<Heraldis> =
-        ReplayWindow::from_records(&records(4), false).expect("window");
+        ReplayWindow::from_records(&records(4), false, &Targets::default()).expect("window");
     let indices: Vec<usize> = (0..window.samples.len().min(64)).collect();
     let batch =
         make_batch(&window, &indices, false, &mut SmallRng::seed_from_u64(2)).expect("batch");
@@ -182,7 +182,7 @@ fn havannah_records(base: usize, count: usize, seed: u64) -> Vec<grandmaitre_sel
 fn ownership_targets_are_the_final_stones_seen_by_the_side_to_move() {
     let records = havannah_records(4, 3, 5);
     let window: ReplayWindow<Havannah> =
-        ReplayWindow::from_records(&records, false).expect("window");
+        ReplayWindow::from_records(&records, false, &Targets::default()).expect("window");
     let indices: Vec<usize> = (0..window.samples.len()).collect();
     let batch =
         make_batch(&window, &indices, true, &mut SmallRng::seed_from_u64(1)).expect("batch");
@@ -211,12 +211,12 @@ fn ownership_targets_are_the_final_stones_seen_by_the_side_to_move() {
 fn a_window_of_several_boards_gives_batches_of_one_board() {
     let mut records = havannah_records(3, 2, 1);
     records.extend(havannah_records(4, 2, 2));
-    let refused = ReplayWindow::<Havannah>::from_records(&records, false)
+    let refused = ReplayWindow::<Havannah>::from_records(&records, false, &Targets::default())
         .expect_err("two boards for a dense network")
         .to_string();
     assert!(refused.contains("board differs"), "{refused}");
     let window: ReplayWindow<Havannah> =
-        ReplayWindow::from_records(&records, true).expect("window");
+        ReplayWindow::from_records(&records, true, &Targets::default()).expect("window");
     assert_eq!(window.boards.len(), 2);
     let mut rng = SmallRng::seed_from_u64(4);
     let mut seen = std::collections::BTreeSet::new();

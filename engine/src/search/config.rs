@@ -67,6 +67,11 @@ pub struct SearchConfig {
     pub reuse_tree: bool,
     /// Root child selection: PUCT or the Gumbel root.
     pub root: RootSelection,
+    /// Forced playouts at a PUCT root (KataGo): a root move of prior P gets
+    /// at least √(k · P · N) of the root's N visits; 0 turns them off. The
+    /// policy target then leaves out the visits they forced (policy target
+    /// pruning), so that it stays what the search wanted.
+    pub forced_playouts: f32,
 }
 
 impl Default for SearchConfig {
@@ -84,6 +89,7 @@ impl Default for SearchConfig {
             decisive_moves: true,
             reuse_tree: true,
             root: RootSelection::Puct,
+            forced_playouts: 0.0,
         }
     }
 }

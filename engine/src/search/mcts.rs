@@ -252,6 +252,9 @@ impl<G: Game> Search<G> {
                     Some(index) => index,
                     None => return Descent::Blocked,
                 }
+            } else if node == self.tree.root && self.config.forced_playouts > 0.0 {
+                self.forced_playout()
+                    .unwrap_or_else(|| self.select_puct(node))
             } else {
                 self.select_puct(node)
             };
@@ -290,6 +293,77 @@ impl<G: Game> Search<G> {
         id
     }
 
+    /// The exploration factor c(N) · √N of a node with `visits` visits.
+    fn exploration(&self, visits: u32) -> f32 {
+        let c = self.config.c_puct
+            + ((1.0 + visits as f32 + self.config.c_puct_base) / self.config.c_puct_base).ln();
+        c * (visits.max(1) as f32).sqrt()
+    }
+
+    /// √(k · P · N): the visits forced on a root move of prior P.
+    fn forced_visits(&self, prior: f32, root_visits: u32) -> f32 {
+        (self.config.forced_playouts * prior * root_visits as f32).sqrt()
+    }
+
+    /// The root move most short of its forced visits, if one is short
+    /// (proven moves are never forced: their value is known).
+    fn forced_playout(&self) -> Option<usize> {
+        let root = self.tree.root();
+        let total = root.visits + root.in_flight;
+        let mut best: Option<(f32, usize)> = None;
+        for (index, edge) in self.tree.edges_of(self.tree.root).iter().enumerate() {
+            let visits = if edge.child == NO_NODE {
+                0
+            } else {
+                let child = self.tree.node(edge.child);
+                if child.proof != Proof::Unknown {
+                    continue;
+                }
+                child.visits + child.in_flight
+            };
+            let shortfall = self.forced_visits(edge.prior, total) - visits as f32;
+            if shortfall > 0.0 && best.is_none_or(|(most, _)| shortfall > most) {
+                best = Some((shortfall, index));
+            }
+        }
+        best.map(|(_, index)| index)
+    }
+
+    /// Policy target pruning: each root move's visits less the forced ones
+    /// that PUCT would not have given it. `children` are the root's moves
+    /// in edge order.
+    fn pruned_visits(&self, children: &[ChildReport]) -> Vec<f32> {
+        let mut visits: Vec<f32> = children.iter().map(|c| c.visits as f32).collect();
+        let Some(best) = (0..children.len()).max_by_key(|&i| children[i].visits) else {
+            return visits;
+        };
+        let total = self.tree.root().visits;
+        let exploration = self.exploration(total);
+        let value = |c: &ChildReport| c.wdl[0] - c.wdl[2];
+        let best_child = &children[best];
+        let best_score =
+            value(best_child) + exploration * best_child.prior / (1.0 + best_child.visits as f32);
+        for (index, child) in children.iter().enumerate() {
+            if index == best || child.visits == 0 {
+                continue;
+            }
+            let forced = self.forced_visits(child.prior, total);
+            // The fewest visits n' for which Q + E · P / (1 + n') stays
+            // below a*'s score, no fewer than n − forced.
+            let margin = best_score - value(child);
+            let kept = if margin > 0.0 {
+                (exploration * child.prior / margin - 1.0)
+                    .ceil()
+                    .max(child.visits as f32 - forced)
+                    .min(child.visits as f32)
+            } else {
+                child.visits as f32
+            };
+            visits[index] = if kept <= 1.0 { 0.0 } else { kept };
+        }
+        visits
+    }
+
     /// PUCT: argmax over children of Q + c(N) · P · √N / (1 + n).
     ///
     /// One pass over the edges: unvisited children all share the first-play
@@ -297,11 +371,7 @@ impl<G: Game> Search<G> {
     fn select_puct(&self, node: NodeId) -> usize {
         let parent = self.tree.node(node);
         let side = parent.side;
-        let parent_visits = parent.visits + parent.in_flight;
-        let c = self.config.c_puct
-            + ((1.0 + parent_visits as f32 + self.config.c_puct_base) / self.config.c_puct_base)
-                .ln();
-        let exploration = c * (parent_visits.max(1) as f32).sqrt();
+        let exploration = self.exploration(parent.visits + parent.in_flight);
         let side_sign = sign(side);
         let mut visited_mass = 0.0f32;
         let mut best_visited = (f32::NEG_INFINITY, usize::MAX);
@@ -585,13 +655,15 @@ impl<G: Game> Search<G> {
                 }
             }
             None => {
-                let total: u32 = children.iter().map(|c| c.visits).sum();
-                for child in &children {
-                    policy_target[child.action.index()] = if total > 0 {
-                        child.visits as f32 / total as f32
-                    } else {
-                        child.prior
-                    };
+                let visits: Vec<f32> = if self.config.forced_playouts > 0.0 {
+                    self.pruned_visits(&children)
+                } else {
+                    children.iter().map(|c| c.visits as f32).collect()
+                };
+                let total: f32 = visits.iter().sum();
+                for (child, n) in children.iter().zip(visits) {
+                    policy_target[child.action.index()] =
+                        if total > 0.0 { n / total } else { child.prior };
                 }
             }
         }

@@ -28,6 +28,13 @@
 //! training target (Danihelka et al. 2022, "Policy improvement by planning
 //! with Gumbel").
 //!
+//! Forced playouts (KataGo, Wu 2019), with `forced_playouts` k > 0 at a
+//! PUCT root: a move whose visits are below √(k · P(a) · N) is taken before
+//! PUCT is consulted. The policy target is then pruned: every move but the
+//! most visited one, a*, gives back up to that many visits, as long as its
+//! PUCT score with the visits left stays below a*'s; a move left with one
+//! visit is dropped.
+//!
 //! # Solver
 //!
 //! Finished games are exact. A node is proven won as soon as one move wins

@@ -9,7 +9,7 @@ use grandmaitre_engine::search::UniformEvaluator;
 use grandmaitre_model::checkpoint::{self, CheckpointMetadata, Provenance};
 use grandmaitre_model::{Checkpoint, NetworkConfig};
 use grandmaitre_selfplay::{GameRecord, SelfPlayConfig, play_games};
-use grandmaitre_train::samples::{Batch, ReplayWindow, make_batch};
+use grandmaitre_train::samples::{Batch, ReplayWindow, Targets, make_batch};
 use grandmaitre_train::trainer::{Losses, Trainer};
 use rand::SeedableRng;
 use rand::rngs::{SmallRng, StdRng};
@@ -38,7 +38,7 @@ pub fn records(count: usize, seed: u64) -> Vec<GameRecord> {
 /// A batch of up to `size` positions from four self-play games.
 fn selfplay_batch(size: usize) -> Batch {
     let window: ReplayWindow<Heraldis> =
-        ReplayWindow::from_records(&records(4, 7), false).expect("window");
+        ReplayWindow::from_records(&records(4, 7), false, &Targets::default()).expect("window");
     let indices: Vec<usize> = (0..window.samples.len().min(size)).collect();
     make_batch(&window, &indices, false, &mut SmallRng::seed_from_u64(3)).expect("batch")
 }
