@@ -142,3 +142,23 @@ fn the_board_render_shows_symbols_pieces_truce_and_moves() {
     assert!(text.contains("truce: d5"));
     assert!(text.contains("legal moves (14): a1 c1 e1 a2 d2 e2 b3 xc3 d3 a4 b4 c4 e4 e5"));
 }
+
+#[test]
+fn the_final_owners_are_the_pieces_on_the_board() {
+    // Light has completed a1-d1; Dark holds a2, b2 and c2.
+    let game = game();
+    let end = game
+        .parse_state("5/5/5/DDD2/LLLL1 d - 7")
+        .expect("position");
+    // Dark, to move, has lost.
+    assert_eq!(game.outcome(&end), Some(Outcome::Loss));
+    let mut light = vec![9.0; 25];
+    assert!(game.ownership(&end, Player::First, &mut light));
+    let mut expected = vec![0.0; 25];
+    expected[..4].fill(1.0);
+    expected[5..8].fill(-1.0);
+    assert_eq!(light, expected);
+    let mut dark = vec![9.0; 25];
+    assert!(game.ownership(&end, Player::Second, &mut dark));
+    assert!(light.iter().zip(&dark).all(|(l, d)| *l == -d));
+}

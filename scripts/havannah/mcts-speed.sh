@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rollout-MCTS speed on Havannah (base 8, swap on), in one run: our search
-# (`grandmaitre gtp --model rollouts`, one thread) and OpenSpiel's MCTSBot
-# (Python search over the C++ game), the same number of simulations from
+# (`grandmaitre gtp --model rollouts`, one thread) and OpenSpiel's C++
+# MCTSBot (the arena's `openspiel` anchor), the same number of simulations from
 # the same positions (the empty board and a middle-game position).
 #
 #   scripts/havannah/mcts-speed.sh [SIMULATIONS]
@@ -60,15 +60,13 @@ print(f"{sims / elapsed:.0f}")
 PY
 )
     theirs=$("$python" - "$sims" "$moves" <<'PY'
-import sys, time, numpy as np, pyspiel
-from open_spiel.python.algorithms import mcts
+import sys, time, pyspiel
 sims, moves = int(sys.argv[1]), [int(m) for m in sys.argv[2].split()]
 game = pyspiel.load_game("havannah(board_size=8,swap=True)")
 state = game.new_initial_state()
 for move in moves:
     state.apply_action(move)
-rng = np.random.RandomState(1)
-bot = mcts.MCTSBot(game, 2.0, sims, mcts.RandomRolloutEvaluator(1, rng), random_state=rng, solve=True)
+bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 1), 1.4, sims, 1000, False, 1, False)
 start = time.perf_counter()
 bot.step(state)
 print(f"{sims / (time.perf_counter() - start):.0f}")

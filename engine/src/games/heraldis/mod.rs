@@ -321,6 +321,20 @@ impl Game for Heraldis {
         self.outcome_of(state)
     }
 
+    /// The pieces on the board at the end (a cell's plane offset is its
+    /// index).
+    fn ownership(&self, state: &Position, player: Player, owners: &mut [f32]) -> bool {
+        owners.fill(0.0);
+        for (side, value) in [(player, 1.0), (player.opponent(), -1.0)] {
+            let mut pieces = state.pieces(side);
+            while pieces != 0 {
+                owners[pieces.trailing_zeros() as usize] = value;
+                pieces &= pieces - 1;
+            }
+        }
+        true
+    }
+
     fn encode(&self, state: &Position, planes: &mut [f32]) {
         encoding::encode(self, state, planes);
     }
