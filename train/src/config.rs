@@ -242,9 +242,19 @@ pub struct TrainingConfig {
     /// heads only), in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub curriculum: Vec<Stage>,
+    /// The run's random seed: the network's first weights, the self-play
+    /// games and the batches follow from it (runs differing only in it are
+    /// independent repetitions).
+    pub seed: u64,
 }
 
 impl TrainingConfig {
+    /// `seed` (a generation's, a batch's) made the run's own: unchanged
+    /// with seed 0, scrambled by any other.
+    pub fn seeded(&self, seed: u64) -> u64 {
+        seed ^ self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
     /// Reads a TOML configuration (missing fields take their defaults).
     pub fn from_toml(text: &str) -> Result<TrainingConfig, String> {
         let config: TrainingConfig = toml::from_str(text).map_err(|e| {

@@ -291,7 +291,10 @@ impl Run {
             None => (
                 0,
                 Trainer::new(
-                    network_config.init(&device),
+                    {
+                        device.seed(config.seeded(0));
+                        network_config.init(&device)
+                    },
                     network_config.clone(),
                     &device,
                     config.optimizer.weight_decay,
@@ -346,7 +349,7 @@ impl Run {
                     continue;
                 }
                 let mut games = Vec::with_capacity(count);
-                let seed = u64::from(generation) << 32 | played as u64;
+                let seed = config.seeded(u64::from(generation) << 32 | played as u64);
                 play_games(
                     &selfplay,
                     count,
@@ -382,7 +385,7 @@ impl Run {
                     .learning_rate_decay
                     .powi(generation as i32 - 1)
                     .max(0.1);
-            let mut rng = SmallRng::seed_from_u64(u64::from(generation));
+            let mut rng = SmallRng::seed_from_u64(config.seeded(u64::from(generation)));
             let (mut policy_sum, mut value_sum) = (0.0f64, 0.0f64);
             let available = window.samples.len();
             if available == 0 {

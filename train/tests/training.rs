@@ -6,6 +6,7 @@ use grandmaitre_engine::Game;
 use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::{Checkpoint, NetworkConfig};
+use grandmaitre_selfplay::shard;
 use grandmaitre_train::samples::{ReplayWindow, Targets, make_batch};
 use grandmaitre_train::trainer::Trainer;
 use grandmaitre_train::{Run, StopAfter, TrainingConfig};
@@ -285,4 +286,30 @@ fn a_curriculum_needs_pooled_heads() {
     let error = TrainingConfig::from_toml("[[curriculum]]\nrules = \"base=4\"\nuntil = 3\n")
         .expect_err("dense heads");
     assert!(error.contains("pooled"), "{error}");
+}
+
+#[test]
+fn runs_of_other_seeds_play_other_games() {
+    let game = Heraldis::default();
+    let games_of = |seed: u64| {
+        let directory = tempfile::tempdir().expect("temp dir");
+        let mut config = tiny();
+        config.seed = seed;
+        let run = Run::open(directory.path(), Some(config)).expect("new run");
+        one_generation(&run, &game);
+        let mut records = Vec::new();
+        for path in shard::list(&directory.path().join("shards")).expect("shards") {
+            records.extend(shard::read(&path).expect("shard"));
+        }
+        records
+    };
+    let (first, second) = (games_of(1), games_of(2));
+    assert_eq!((first.len(), second.len()), (6, 6));
+    assert_ne!(first, second);
+    // The seed is a setting the run keeps.
+    let mut config = tiny();
+    config.seed = 7;
+    let text = config.to_toml();
+    assert!(text.contains("seed = 7"), "{text}");
+    assert_eq!(TrainingConfig::from_toml(&text).expect("reads"), config);
 }
