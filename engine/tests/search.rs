@@ -351,6 +351,35 @@ fn forced_playouts_give_every_root_move_its_square_root_share() {
 }
 
 #[test]
+fn a_move_drawn_by_visits_under_forced_playouts_follows_the_pruned_target() {
+    let (mut search, result) = noisy_opening(2.0);
+    let visits: u32 = result.children.iter().map(|c| c.visits).sum();
+    let draws = 4000;
+    let mut counts = std::collections::HashMap::new();
+    for _ in 0..draws {
+        let action = search.choose_move(MoveChoice::Visits { temperature: 1.0 });
+        *counts.entry(action).or_insert(0u32) += 1;
+    }
+    let mut widest = 0.0f32;
+    for child in &result.children {
+        let target = result.policy_target[child.action.index()];
+        let share = child.visits as f32 / visits as f32;
+        let drawn = counts.get(&child.action).copied().unwrap_or(0) as f32 / draws as f32;
+        // Within five standard deviations of the pruned target's share.
+        let deviation = (target * (1.0 - target) / draws as f32).sqrt();
+        assert!(
+            (drawn - target).abs() <= 5.0 * deviation + 1e-3,
+            "{:?}: drawn {drawn:.3}, target {target:.3}, visit share {share:.3}",
+            child.action
+        );
+        widest = widest.max((share - target).abs() / deviation.max(1e-3));
+    }
+    // The draw tells the two apart: some move's visit share lies far
+    // outside the draw's noise around its pruned target.
+    assert!(widest > 8.0, "{widest}");
+}
+
+#[test]
 fn policy_target_pruning_takes_back_forced_visits_from_all_but_the_best_move() {
     let (_, result) = noisy_opening(2.0);
     let total: f32 = result.policy_target.iter().sum();

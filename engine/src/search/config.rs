@@ -70,7 +70,8 @@ pub struct SearchConfig {
     /// Forced playouts at a PUCT root (KataGo): a root move of prior P gets
     /// at least √(k · P · N) of the root's N visits; 0 turns them off. The
     /// policy target then leaves out the visits they forced (policy target
-    /// pruning), so that it stays what the search wanted.
+    /// pruning), so that it stays what the search wanted, and so does a
+    /// move drawn by visits ([`MoveChoice::Visits`]).
     pub forced_playouts: f32,
 }
 
@@ -97,8 +98,9 @@ impl Default for SearchConfig {
 /// How the move is chosen once the search is over.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MoveChoice {
-    /// Sample by visit count raised to 1/temperature; temperature 0 takes
-    /// the most visited move.
+    /// Sample by visit count raised to 1/temperature (the pruned visits of
+    /// the policy target under forced playouts); temperature 0 takes the
+    /// most visited move.
     Visits {
         /// Sampling temperature.
         temperature: f32,

@@ -760,26 +760,48 @@ impl<G: Game> Search<G> {
             }
         }
         match choice {
-            MoveChoice::Visits { temperature } => self.sample_by_visits(&candidates, temperature),
+            MoveChoice::Visits { temperature } => {
+                // With forced playouts the move is drawn, like the policy
+                // target, from the visits the search chose: the forced ones
+                // are taken back (KataGo prunes its play selection alike).
+                let weights: Vec<f64> = candidates
+                    .iter()
+                    .map(|c| {
+                        if self.config.forced_playouts > 0.0 {
+                            f64::from(result.policy_target[c.action.index()])
+                        } else {
+                            f64::from(c.visits)
+                        }
+                    })
+                    .collect();
+                self.sample_by_weights(&candidates, &weights, temperature)
+            }
             MoveChoice::LowerConfidenceBound => lower_confidence_bound_choice(&candidates),
         }
     }
 
-    fn sample_by_visits(&mut self, candidates: &[&ChildReport], temperature: f32) -> Action {
+    /// A candidate drawn in proportion to its weight raised to
+    /// 1/temperature; at temperature 0 (or without weights) the most visited.
+    fn sample_by_weights(
+        &mut self,
+        candidates: &[&ChildReport],
+        weights: &[f64],
+        temperature: f32,
+    ) -> Action {
         let most_visited = most_visited(candidates);
-        if temperature <= 1e-3 || most_visited.visits == 0 {
+        let max = weights.iter().copied().fold(0.0, f64::max);
+        if temperature <= 1e-3 || max <= 0.0 {
             return most_visited.action;
         }
-        let max = most_visited.visits as f64;
-        let weights: Vec<f64> = candidates
+        let weights: Vec<f64> = weights
             .iter()
-            .map(|c| (c.visits as f64 / max).powf(1.0 / f64::from(temperature)))
+            .map(|w| (w / max).powf(1.0 / f64::from(temperature)))
             .collect();
         let total: f64 = weights.iter().sum();
         let mut pick = self.rng.random::<f64>() * total;
         for (candidate, weight) in candidates.iter().zip(&weights) {
             pick -= weight;
-            if pick <= 0.0 {
+            if *weight > 0.0 && pick <= 0.0 {
                 return candidate.action;
             }
         }
