@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Tests of the web side (web/): the JavaScript rules, encoding and bar
-# against a fresh export of checkpoints/heraldis (onnxruntime-node), and the
-# demo page in headless Chromium (onnxruntime-web), and the module's loader
-# under damaged model.json descriptions; then the node tests against the
-# committed export, if there is one.
+# Tests of the web side (web/): the JavaScript rules, encoding, search, bar
+# and levels against a fresh export of checkpoints/heraldis
+# (onnxruntime-node), the module's loader under damaged model.json
+# descriptions, and the game screen assembled from that export
+# (scripts/web-app.sh) in headless Chromium (onnxruntime-web); then the
+# node tests against the committed export, if there is one. Screenshots of
+# the game screen are kept in target/web-artifacts/.
 #
 #   scripts/test-web.sh
 #
@@ -35,8 +37,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$bin" export --model checkpoints/heraldis --out "$tmp/export"
 
+scripts/web-app.sh "$tmp/app" "$tmp/export"
+artifacts=$PWD/target/web-artifacts
+mkdir -p "$artifacts"
+
 echo "== web tests against a fresh export"
-(cd web && GM_EXPORT="$tmp/export" node --test test/node.test.mjs test/description.test.mjs test/browser.test.mjs)
+(cd web && GM_EXPORT="$tmp/export" GM_APP="$tmp/app" GM_ARTIFACTS="$artifacts" \
+    node --test test/node.test.mjs test/description.test.mjs test/browser.test.mjs)
 
 if [ -f checkpoints/heraldis/export/model.json ]; then
     echo "== web tests against the committed export"

@@ -178,6 +178,11 @@ pub struct GtpArgs {
     /// random rollouts instead.
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
+    /// `genmove` plays as this arena player instead of the Grand Maître
+    /// (for example `alphabeta:depth=4`: a baseline for a front end to play
+    /// against); `gm-winprob` stays the Grand Maître's bar.
+    #[arg(long, conflicts_with = "simulations")]
+    pub player: Option<String>,
     #[command(flatten)]
     pub position: PositionArgs,
 }

@@ -119,7 +119,7 @@ pub enum PlayerSpec {
 }
 
 /// Optional search settings of a network player:
-/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0`.
+/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SearchTuning {
     /// PUCT exploration constant (`cpuct`).
@@ -136,6 +136,9 @@ pub struct SearchTuning {
     pub noise: f64,
     /// Use the moves the rules force (`decisive`, on unless `decisive=0`).
     pub decisive_moves: Option<bool>,
+    /// Forced playouts at the root, k of √(k·P·N) (`forced`; 0, none, by
+    /// default).
+    pub forced_playouts: Option<f32>,
 }
 
 impl SearchTuning {
@@ -145,6 +148,7 @@ impl SearchTuning {
             c_puct: self.c_puct.unwrap_or(base.c_puct),
             fpu_reduction: self.fpu_reduction.unwrap_or(base.fpu_reduction),
             decisive_moves: self.decisive_moves.unwrap_or(base.decisive_moves),
+            forced_playouts: self.forced_playouts.unwrap_or(base.forced_playouts),
             ..base
         }
     }
@@ -208,6 +212,7 @@ impl PlayerSpec {
             "openspiel" => &["sims", "rollouts"],
             "mcts" => &[
                 "model", "sims", "cpuct", "fpu", "lcb", "temp", "noise", "level", "decisive",
+                "forced",
             ],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, rollout, uniform, alphabeta, openspiel or mcts)"
@@ -265,6 +270,7 @@ impl PlayerSpec {
                             Some(1.0) => Some(true),
                             Some(_) => bail!("invalid player '{text}': decisive must be 0 or 1"),
                         },
+                        forced_playouts: real("forced")?,
                     },
                 };
                 if let PlayerSpec::Model { tuning, .. } = &mut spec {
@@ -397,6 +403,19 @@ mod tests {
             PlayerSpec::parse("alphabeta:depth=4").ok(),
             Some(PlayerSpec::AlphaBeta { depth: 4 })
         );
+        // Forced playouts reach the search's settings; unset keeps the base's.
+        let Ok(PlayerSpec::Model { tuning, .. }) = PlayerSpec::parse("mcts:forced=2") else {
+            panic!("mcts:forced=2 parses");
+        };
+        let base = SearchConfig::default();
+        assert_eq!(tuning.apply(base.clone()).forced_playouts, 2.0);
+        let Ok(PlayerSpec::Model { tuning, .. }) = PlayerSpec::parse("mcts") else {
+            panic!("mcts parses");
+        };
+        assert_eq!(
+            tuning.apply(base.clone()).forced_playouts,
+            base.forced_playouts
+        );
     }
 
     #[test]
@@ -411,6 +430,7 @@ mod tests {
             ("mcts:cpuct=-1", "cpuct must be a number ≥ 0"),
             ("mcts:lcb=2", "lcb must be 0 or 1"),
             ("mcts:decisive=2", "decisive must be 0 or 1"),
+            ("mcts:forced=-2", "forced must be a number ≥ 0"),
         ];
         for (text, expected) in cases {
             let error = format!("{:#}", PlayerSpec::parse(text).expect_err(text));

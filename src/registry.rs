@@ -41,9 +41,10 @@ pub struct ExportNotes {
     pub planes: Vec<&'static str>,
     /// How actions are numbered.
     pub actions: String,
-    /// A JavaScript module that encodes positions and runs the model in the
-    /// game's app (file name, contents), if the game has one.
-    pub module: Option<(&'static str, &'static str)>,
+    /// The JavaScript modules of the game's app (file name, contents), if
+    /// it has one: first the game's (it encodes positions, runs the model
+    /// and imports the others), then the engine's search.
+    pub modules: &'static [(&'static str, &'static str)],
 }
 
 /// What the command line needs of a game beyond its rules.
@@ -121,7 +122,10 @@ impl Registered for Heraldis {
             cell_index: "5 × (rank − 1) + file: a1 = 0, b1 = 1, …, e5 = 24; planes are plane-major, each 25 values".to_string(),
             planes: heraldis::PLANE_NAMES.to_vec(),
             actions: "0..24 are the cells (5 × (rank − 1) + file: a1 = 0, …, e5 = 24), placing or capturing there; 25 is pass".to_string(),
-            module: Some(("heraldis.js", include_str!("../web/heraldis.js"))),
+            modules: &[
+                ("heraldis.js", include_str!("../web/heraldis.js")),
+                ("search.js", include_str!("../web/search.js")),
+            ],
         }
     }
 }
@@ -161,7 +165,7 @@ impl Registered for Havannah {
             actions: format!(
                 "the action of a cell is its offset, y × {side} + x (OpenSpiel's ids); with swap, the second player takes over the first stone by playing on its cell"
             ),
-            module: None,
+            modules: &[],
         }
     }
 }

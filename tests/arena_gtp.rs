@@ -210,6 +210,39 @@ fn gtp_genmove_finds_the_win_and_winprob_sees_it() {
 }
 
 #[test]
+fn gtp_plays_as_an_arena_player() {
+    // Alpha-beta blocks Light's open three (a1 b1 c1: d1 wins) and the
+    // session's moves are the players' alternately.
+    let output = grandmaitre()
+        .args(["gtp", "--player", "alphabeta:depth=2", "--model", "rollouts"])
+        .write_stdin("gm-position 5/5/DD3/5/LLL2 d - 5\ngenmove dark\ngm-level 3\ngenmove light\nshowboard\n")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    let answers: Vec<&str> = text.trim_end().split("\n\n").collect();
+    assert_eq!(answers[0], "=");
+    assert_eq!(answers[1], "= d1");
+    assert_eq!(
+        answers[2],
+        "? gm-level sets the Grand Maître's search, and this session plays as alphabeta:depth=2"
+    );
+    assert!(answers[3].starts_with("= "), "{}", answers[3]);
+    let output = grandmaitre()
+        .args(["gtp", "--player", "alphabeta:sims=3"])
+        .write_stdin("quit\n")
+        .output()
+        .expect("runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("unknown option 'sims' for alphabeta"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+}
+
+#[test]
 fn gtp_extensions_change_layout_level_and_refuse_bad_values() {
     let answers = gtp(
         "gm-layout random:4\ngm-layout A S\ngm-level 3\ngm-level 11\ngm-sims 0\ngm-game havannah\ngm-game heraldis\ngm-position 5/5/5/5/5 d - 0\nfly\n",

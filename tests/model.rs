@@ -117,6 +117,48 @@ fn export_writes_onnx_and_its_description() {
     assert!(String::from_utf8_lossy(&tensors[8..8 + header]).contains("stem.weight"));
     let module = std::fs::read_to_string(out.join("heraldis.js")).expect("module");
     assert!(module.contains("export class GrandMaitre"));
+    assert!(module.contains("from './search.js'"));
+    let search = std::fs::read_to_string(out.join("search.js")).expect("search module");
+    assert!(search.contains("export class Search"));
+    assert_eq!(description["files"]["search"], "search.js");
+    // Search vectors: the ten levels, and searches whose root visits went
+    // one to the root's own evaluation and the rest to its moves (unless
+    // the search proved the root and stopped early).
+    let searches = &description["search_vectors"];
+    assert_eq!(searches["levels"].as_array().map(Vec::len), Some(10));
+    assert_eq!(searches["levels"][9]["simulations"], 3200);
+    for kind in ["network", "uniform"] {
+        let list = searches[kind].as_array().expect("searches");
+        assert!(list.len() >= 6, "{kind}");
+        for vector in list {
+            let visits: u64 = vector["visits"]
+                .as_object()
+                .expect("visits")
+                .values()
+                .map(|v| v.as_u64().expect("count"))
+                .sum();
+            let simulations = vector["simulations"].as_u64().expect("simulations");
+            assert!(
+                visits + 1 == simulations || !vector["proof"].is_null(),
+                "{kind}: {vector}"
+            );
+            let chosen = vector["move"].as_str().expect("move");
+            assert!(vector["visits"].get(chosen).is_some(), "{vector}");
+        }
+    }
+    // The replayed searches: one batch of the root alone, then batches of
+    // at most eight leaves.
+    let batches = searches["recorded"]["batches"].as_array().expect("batches");
+    assert!(!batches.is_empty());
+    for search in batches {
+        let search = search.as_array().expect("a search's batches");
+        assert_eq!(search[0].as_array().map(Vec::len), Some(1));
+        assert!(
+            search
+                .iter()
+                .all(|b| b.as_array().is_some_and(|b| b.len() <= 8))
+        );
+    }
 }
 
 #[test]

@@ -1,13 +1,18 @@
-// Heraldis for the web app: the rules, the network input and the Grand
-// Maître's bar and move, computed exactly as the Rust engine does
-// (engine/src/games/heraldis). An ES module with no dependencies: it runs as is in
-// Node 20 and in browsers; the network runs on onnxruntime (onnxruntime-web
-// in the app, onnxruntime-node in the tests), passed in by the caller.
+// Heraldis for the web app: the rules, the network input, and the Grand
+// Maître's bar, advice and levels, computed exactly as the Rust engine does
+// (engine/src/games/heraldis, the search in search.js beside this file).
+// ES modules with no dependencies: they run as they are in Node 20 and in
+// browsers; the network runs on onnxruntime (onnxruntime-web in the app,
+// onnxruntime-node in the tests), passed in by the caller.
 //
 // Cells: a1 = 0, b1 = 1, …, e1 = 4, a2 = 5, …, e5 = 24, that is
 // 5 × (rank − 1) + file. Actions: 0..24 the cells (a placement, or a capture
 // where the cell holds an opponent piece), 25 `pass`. Sets of cells are
 // 25-bit integers, bit `c` for cell `c`.
+
+import { ADVICE_LEVEL, BAR_SIMULATIONS, LEVELS, Player, Search, level, orient, softmax3 } from './search.js';
+
+export { ADVICE_LEVEL, BAR_SIMULATIONS, LEVELS, level };
 
 /** Board width and height. */
 export const SIZE = 5;
@@ -842,35 +847,62 @@ function curveKnots(curve, where) {
 }
 
 /**
- * The calibration of the network's own bar in a model description:
- * `{ temperature, curves }` (`curves` null, or the knots of P(Light wins),
- * P(draw), P(Dark wins) where Light is to move, then where Dark is), or
- * null when the model is not calibrated.
+ * A calibration in a model description: `{ temperature, curves }` (`curves`
+ * null, or the knots of P(Light wins), P(draw), P(Dark wins) where Light is
+ * to move, then where Dark is), or null when the model is not calibrated.
+ * `prefix` picks the network's own (`network_`) or the bar's (``).
  */
-function networkCalibration(description) {
+function calibrationOf(description, prefix) {
   const calibration = description.calibration;
   if (calibration === null || calibration === undefined) {
     return null;
   }
-  const temperature = numberOf(calibration.network_temperature);
+  const temperatureKey = `${prefix}temperature`;
+  const curvesKey = `${prefix}curves`;
+  const temperature = numberOf(calibration[temperatureKey]);
   if (!Number.isFinite(temperature) || temperature <= 0) {
     throw new Error(
-      `invalid model description: calibration.network_temperature must be a positive number, found ${shown(JSON.stringify(calibration.network_temperature))}`,
+      `invalid model description: calibration.${temperatureKey} must be a positive number, found ${shown(JSON.stringify(calibration[temperatureKey]))}`,
     );
   }
-  const sides = calibration.network_curves;
+  const sides = calibration[curvesKey];
   if (sides === null || sides === undefined) {
     return { temperature, curves: null };
   }
   if (!Array.isArray(sides) || sides.length !== 2 || sides.some((side) => !Array.isArray(side) || side.length !== 3)) {
     throw new Error(
-      'invalid model description: calibration.network_curves must hold 3 curves where Light is to move, then 3 where Dark is',
+      `invalid model description: calibration.${curvesKey} must hold 3 curves where Light is to move, then 3 where Dark is`,
     );
   }
   const curves = sides.map((side, s) =>
-    side.map((curve, outcome) => curveKnots(curve, `calibration.network_curves[${s}][${outcome}]`)),
+    side.map((curve, outcome) => curveKnots(curve, `calibration.${curvesKey}[${s}][${outcome}]`)),
   );
   return { temperature, curves };
+}
+
+/**
+ * The bar's calibration: only one fitted for the bar's search (the engine
+ * never puts another search's value through it), else null.
+ */
+function barCalibration(description) {
+  const calibration = calibrationOf(description, '');
+  if (calibration === null) {
+    return null;
+  }
+  const simulations = description.calibration.bar_simulations;
+  return simulations === BAR_SIMULATIONS ? calibration : null;
+}
+
+/** P(Light wins), P(draw), P(Dark wins) through a calibration, if any. */
+function calibrated(bar, calibration, lightToMove) {
+  if (calibration === null) {
+    return bar;
+  }
+  let out = scaleByTemperature(bar, calibration.temperature);
+  if (calibration.curves !== null) {
+    out = applyCurves(out, calibration.curves[lightToMove ? 0 : 1]);
+  }
+  return out;
 }
 
 /** The layout notation of a model description (the default when absent). */
@@ -912,9 +944,35 @@ function encodingVersionOf(description) {
   return null;
 }
 
+/** The rules as the search sees them (see search.js). */
+function searchRules(game) {
+  return {
+    side: (position) => position.side,
+    terminal: (position) => {
+      const result = game.result(position);
+      return result === null ? null : [result.light, result.draw, result.dark];
+    },
+    legalActions: (position) => game.legalActions(position),
+    apply: (position, action) => game.apply(position, action),
+  };
+}
+
+/** Whether two positions are the same (pieces, ply and truce). */
+export function samePosition(a, b) {
+  return (
+    a.pieces[0] === b.pieces[0] && a.pieces[1] === b.pieces[1] && a.ply === b.ply && a.truce === b.truce
+  );
+}
+
+/** The bar of a finished game: its result. */
+function exactBar(result) {
+  return { light: result.light, draw: result.draw, dark: result.dark, exact: true };
+}
+
 /**
- * The Grand Maître in the app: the network (run by onnxruntime) gives the
- * win-probability bar and the « Conseil » move of a position.
+ * The Grand Maître in the app: the engine's search over the network (run
+ * by onnxruntime) gives the win-probability bar, the advice (« Conseil »)
+ * and the players of « Niveau » 1 to 10, as the engine computes them.
  */
 export class GrandMaitre {
   constructor(ort, session, description, game) {
@@ -922,8 +980,13 @@ export class GrandMaitre {
     this.session = session;
     this.description = description;
     this.game = game;
-    this.calibration = networkCalibration(description);
+    this.networkCalibration = calibrationOf(description, 'network_');
+    this.barCalibration = barCalibration(description);
     this.inputName = inputNameOf(description);
+    this.rules = searchRules(game);
+    // One network call at a time: a session runs one batch at once.
+    this.queue = Promise.resolve();
+    this.evaluator = (positions) => this.evaluations(positions);
   }
 
   /**
@@ -964,34 +1027,152 @@ export class GrandMaitre {
    * The raw network outputs for positions: `{ policyLogits, wdlLogits }`
    * per position, as Float32Arrays of 26 and 3 values.
    */
-  async logits(positions) {
+  logits(positions) {
     const list = positions.map((position) => this.position(position));
-    const size = PLANE_COUNT * CELLS;
-    const planes = new Float32Array(list.length * size);
-    list.forEach((position, index) => this.game.encode(position, planes, index * size));
-    const input = new this.ort.Tensor('float32', planes, [list.length, PLANE_COUNT, SIZE, SIZE]);
-    const outputs = await this.session.run({ [this.inputName]: input });
-    const policy = outputs.policy_logits.data;
-    const wdl = outputs.wdl_logits.data;
-    return list.map((_, index) => ({
-      policyLogits: Float32Array.from(policy.subarray(index * ACTION_COUNT, (index + 1) * ACTION_COUNT)),
-      wdlLogits: Float32Array.from(wdl.subarray(index * 3, (index + 1) * 3)),
-    }));
+    const run = async () => {
+      const size = PLANE_COUNT * CELLS;
+      const planes = new Float32Array(list.length * size);
+      list.forEach((position, index) => this.game.encode(position, planes, index * size));
+      const input = new this.ort.Tensor('float32', planes, [list.length, PLANE_COUNT, SIZE, SIZE]);
+      const outputs = await this.session.run({ [this.inputName]: input });
+      const policy = outputs.policy_logits.data;
+      const wdl = outputs.wdl_logits.data;
+      return list.map((_, index) => ({
+        policyLogits: Float32Array.from(policy.subarray(index * ACTION_COUNT, (index + 1) * ACTION_COUNT)),
+        wdlLogits: Float32Array.from(wdl.subarray(index * 3, (index + 1) * 3)),
+      }));
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => {});
+    return result;
   }
 
   /**
-   * The bar and the move for a position (its notation or a Position):
-   * `{ light, draw, dark, move, legalMoves }`, where light/draw/dark are
-   * P(Light wins), P(draw), P(Dark wins) and `move` the legal move with the
-   * highest policy logit (null when the game is over, whose exact result is
-   * returned without running the network).
+   * The network as the search's evaluator: policy logits and the
+   * win/draw/loss for the side to move, one network call for the batch.
    */
-  async evaluate(position) {
-    return (await this.evaluateMany([position]))[0];
+  async evaluations(positions) {
+    const outputs = await this.logits(positions);
+    return outputs.map(({ policyLogits, wdlLogits }) => ({ policyLogits, wdl: softmax3(wdlLogits) }));
   }
 
-  /** `evaluate` for several positions, in one network batch. */
-  async evaluateMany(positions) {
+  /**
+   * A search of `position` with `simulations` (the levels' settings),
+   * evaluated by `evaluator` (the network by default): `{ side, wdl,
+   * proof, visits, move, principalVariation, children }`, where wdl and
+   * each child's are for the side to move, children
+   * `{ move, prior, visits, wdl, proof }` most visited first and `move`
+   * the one of best lower confidence bound.
+   */
+  async search(position, { simulations, evaluator = this.evaluator }) {
+    const root = this.position(position);
+    if (this.game.result(root) !== null) {
+      throw new Error(`no move to search: the game is over in '${root}'`);
+    }
+    const search = new Search(this.rules, root, { simulations });
+    const result = await search.run(evaluator);
+    return this.described(root, search, result, search.chooseMove(0));
+  }
+
+  /** A search's result with its moves in notation. */
+  described(root, search, result, action) {
+    const format = (a) => this.game.formatAction(root, a);
+    return {
+      side: result.side,
+      wdl: result.wdl,
+      proof: result.proof,
+      visits: result.visits,
+      move: format(action),
+      principalVariation: this.line(root, search.principalVariation(12)),
+      children: result.children.map((c) => ({ ...c, move: format(c.action) })),
+    };
+  }
+
+  /** A line of actions from `position`, in notation. */
+  line(position, actions) {
+    const moves = [];
+    let current = position;
+    for (const action of actions) {
+      moves.push(this.game.formatAction(current, action));
+      current = this.game.apply(current, action);
+    }
+    return moves;
+  }
+
+  /**
+   * The bar: `{ light, draw, dark, exact }`, P(Light wins), P(draw),
+   * P(Dark wins) from the network with the engine's 64-simulation search,
+   * calibrated by the model's calibration (when it was fitted for this
+   * search); `exact` when it is the game's result or the search proved it.
+   */
+  async bar(position) {
+    const root = this.position(position);
+    const result = this.game.result(root);
+    if (result !== null) {
+      return exactBar(result);
+    }
+    const search = new Search(this.rules, root, { simulations: BAR_SIMULATIONS });
+    const found = await search.run(this.evaluator);
+    const lightToMove = root.side === LIGHT;
+    const wdl = orient(found.wdl, root.side);
+    if (found.proof !== null) {
+      return { light: wdl[0], draw: wdl[1], dark: wdl[2], exact: true };
+    }
+    const [light, draw, dark] = calibrated(wdl, this.barCalibration, lightToMove);
+    return { light, draw, dark, exact: false };
+  }
+
+  /**
+   * The advice (« Conseil »): the move of level `level` (10 by default:
+   * 3 200 simulations, the move of best lower confidence bound) with what
+   * its search saw: `{ move, principalVariation, children, wdl, proof }`
+   * (see `search`).
+   */
+  async advise(position, { level: number = ADVICE_LEVEL, seed = 0 } = {}) {
+    const root = this.position(position);
+    const player = this.player({ level: number, seed });
+    return player.select(root);
+  }
+
+  /**
+   * A player at a level (1 to 10) for a whole game, as the engine's agent
+   * plays: it keeps its tree from one move to the next. `select(position)`
+   * resolves to its move and search; `observe(position, move)` tells it of
+   * every move played (its own and the opponent's).
+   */
+  player({ level: number = ADVICE_LEVEL, seed = 0 } = {}) {
+    const grandMaitre = this;
+    const player = new Player(this.rules, this.evaluator, { level: number, seed }, samePosition);
+    return {
+      level: level(number),
+      async select(position) {
+        const root = grandMaitre.position(position);
+        if (grandMaitre.game.result(root) !== null) {
+          throw new Error(`no move to choose: the game is over in '${root}'`);
+        }
+        const { action, result } = await player.select(root);
+        return grandMaitre.described(root, player.search, result, action);
+      },
+      observe(position, move) {
+        const root = grandMaitre.position(position);
+        const action = typeof move === 'number' ? move : grandMaitre.game.parseAction(root, move);
+        player.observe(root, action);
+      },
+    };
+  }
+
+  /**
+   * The network alone, without search (not the bar): its own calibrated
+   * win/draw/loss `{ light, draw, dark }` and the legal move of highest
+   * policy logit (`move`, null when the game is over, whose exact result is
+   * returned without running the network).
+   */
+  async networkReading(position) {
+    return (await this.networkReadings([position]))[0];
+  }
+
+  /** `networkReading` for several positions, in one network batch. */
+  async networkReadings(positions) {
     const list = positions.map((position) => this.position(position));
     const open = list.filter((position) => this.game.result(position) === null);
     const outputs = open.length > 0 ? await this.logits(open) : [];
@@ -1007,18 +1188,12 @@ export class GrandMaitre {
     });
   }
 
-  /** The bar and move from the network's outputs on an open position. */
+  /** The network's reading from its outputs on an open position. */
   reading(position, policyLogits, wdlLogits) {
     const [win, draw, loss] = softmax(wdlLogits);
     const lightToMove = position.side === LIGHT;
-    let bar = lightToMove ? [win, draw, loss] : [loss, draw, win];
-    if (this.calibration !== null) {
-      const { temperature, curves } = this.calibration;
-      bar = scaleByTemperature(bar, temperature);
-      if (curves !== null) {
-        bar = applyCurves(bar, curves[lightToMove ? 0 : 1]);
-      }
-    }
+    const raw = lightToMove ? [win, draw, loss] : [loss, draw, win];
+    const bar = calibrated(raw, this.networkCalibration, lightToMove);
     const actions = this.game.legalActions(position);
     let best = -1;
     for (const action of actions) {

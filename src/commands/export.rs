@@ -1,17 +1,27 @@
 //! `grandmaitre export`: the model for embedding in an app: ONNX (batch
 //! norm folded), the same weights as safetensors, `model.json` (game,
 //! rules, encoding plane by plane, action indexing, calibration,
-//! provenance, test vectors) and, for a game whose app has one, the
-//! JavaScript module that encodes positions and runs the model
-//! (`web/heraldis.js` for Heraldis).
+//! provenance, test vectors of the network and of the search) and, for a
+//! game whose app has one, the JavaScript modules that encode positions,
+//! run the model and search as the engine does (`web/heraldis.js` and
+//! `web/search.js` for Heraldis).
 
 use std::fs;
+use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use burn::tensor::Device;
-use grandmaitre_model::bar::for_first_player;
+use grandmaitre_engine::levels::LEVELS;
+use grandmaitre_engine::search::{
+    EvaluationRequest, Evaluations, Evaluator, MoveChoice, Search, SearchConfig, SearchResult,
+    UniformEvaluator,
+};
+use grandmaitre_engine::{Action, Game};
+use grandmaitre_model::bar::{BAR_SIMULATIONS, bar, for_first_player};
 use grandmaitre_model::inference::softmax3;
-use grandmaitre_model::{Calibration, Checkpoint, FoldedWeights, burn_forward, onnx};
+use grandmaitre_model::{
+    Calibration, Checkpoint, FoldedWeights, InferenceNetwork, NetworkEvaluator, burn_forward, onnx,
+};
 use serde_json::json;
 
 use super::write_atomically;
@@ -22,7 +32,7 @@ use crate::registry::{self, GameTask, Registered};
 pub const EXPORT_FORMAT: u32 = 1;
 
 /// Writes the export directory: `model.onnx`, `weights.safetensors`,
-/// `model.json` and the game's module, if it has one.
+/// `model.json` and the game's modules, if it has them.
 pub fn run(args: ExportArgs) -> Result<()> {
     registry::dispatch(
         &args.game.clone(),
@@ -49,6 +59,7 @@ fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
     let weights = FoldedWeights::new(&checkpoint.network);
     let calibration = checkpoint.metadata.calibration.as_ref();
     let vectors = test_vectors(game, &checkpoint, calibration);
+    let searches = search_vectors(game, &checkpoint, calibration);
     let mut description = json!({
         "format": EXPORT_FORMAT,
         "game": game.spec().name,
@@ -94,9 +105,11 @@ fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
         "files": {
             "onnx": "model.onnx",
             "safetensors": "weights.safetensors",
-            "module": notes.module.map(|(name, _)| name),
+            "module": notes.modules.first().map(|(name, _)| name),
+            "search": notes.modules.get(1).map(|(name, _)| name),
         },
         "test_vectors": vectors,
+        "search_vectors": searches,
     });
     for (key, value) in &notes.fields {
         description[*key] = value.clone();
@@ -114,7 +127,7 @@ fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
     fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     write_atomically(&args.out.join("model.onnx"), &model)?;
     write_atomically(&args.out.join("weights.safetensors"), &tensors)?;
-    if let Some((name, module)) = notes.module {
+    for (name, module) in notes.modules {
         write_atomically(&args.out.join(name), module.as_bytes())?;
     }
     write_atomically(
@@ -122,14 +135,21 @@ fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
         format!("{}\n", serde_json::to_string_pretty(&description)?).as_bytes(),
     )?;
     println!(
-        "wrote {}: model.onnx ({} bytes), weights.safetensors ({} bytes), model.json ({} test vectors){}",
+        "wrote {}: model.onnx ({} bytes), weights.safetensors ({} bytes), model.json ({} test vectors, {} searches){}",
         args.out.display(),
         model.len(),
         tensors.len(),
         vectors.len(),
+        searches["network"].as_array().map_or(0, Vec::len)
+            + searches["uniform"].as_array().map_or(0, Vec::len)
+            + searches["recorded"]["searches"]
+                .as_array()
+                .map_or(0, Vec::len),
         notes
-            .module
-            .map_or(String::new(), |(name, _)| format!(", {name}"))
+            .modules
+            .iter()
+            .map(|(name, _)| format!(", {name}"))
+            .collect::<String>()
     );
     Ok(())
 }
@@ -186,4 +206,141 @@ fn test_vectors<G: Registered>(
             })
         })
         .collect()
+}
+
+/// Simulations of the search vectors: the bar's, then a level's.
+const SEARCH_VECTOR_SIMULATIONS: [u32; 2] = [BAR_SIMULATIONS, 800];
+
+/// The engine's searches that a runtime of the search must reproduce, on
+/// the start and positions of random games, under the levels' settings
+/// (no noise, the move of best lower confidence bound): with the network
+/// (a runtime's own inference differs in the last bits: see the README's
+/// tolerance), with the uniform evaluator (exact: no network involved),
+/// and with the network's outputs recorded batch by batch (exact: the
+/// runtime replays them), plus the calibrated bar of each position.
+fn search_vectors<G: Registered>(
+    game: &G,
+    checkpoint: &Checkpoint,
+    calibration: Option<&Calibration>,
+) -> serde_json::Value {
+    let mut states = vec![game.initial_state()];
+    states.extend(
+        grandmaitre_engine::game::random_states(game, 24, 16, 23)
+            .into_iter()
+            .filter(|s| game.outcome(s).is_none()),
+    );
+    states.truncate(6);
+    let evaluator = NetworkEvaluator::new(InferenceNetwork::new(
+        &checkpoint.network,
+        &checkpoint.metadata.network,
+    ));
+    let search = |state: &G::State, simulations: u32, evaluator: &dyn Evaluator<G>| {
+        let config = SearchConfig {
+            simulations,
+            ..SearchConfig::default()
+        };
+        let mut search = Search::new(game.clone(), state.clone(), config, 0);
+        search.run(&evaluator);
+        let action = search.choose_move(MoveChoice::LowerConfidenceBound);
+        search_json(game, state, simulations, &search.result(), action)
+    };
+    let mut network = Vec::new();
+    let mut uniform = Vec::new();
+    let mut bars = Vec::new();
+    for state in &states {
+        for simulations in SEARCH_VECTOR_SIMULATIONS {
+            network.push(search(state, simulations, &evaluator));
+            uniform.push(search(state, simulations, &UniformEvaluator));
+        }
+        let [first_wins, draw, second_wins] = bar(game, state, &evaluator, calibration);
+        let [first, second] = registry::player_names(game);
+        bars.push(json!({
+            "position": game.format_state(state),
+            first: first_wins,
+            "draw": draw,
+            second: second_wins,
+        }));
+    }
+    let mut recorded = Vec::new();
+    let mut batches = Vec::new();
+    for state in states.iter().take(2) {
+        let recorder = Recorder {
+            inner: &evaluator,
+            batches: Mutex::new(Vec::new()),
+        };
+        recorded.push(search(state, BAR_SIMULATIONS, &recorder));
+        batches.push(recorder.batches.into_inner().unwrap_or_default());
+    }
+    json!({
+        "settings": format!(
+            "PUCT as the levels run it (c_puct {c}, c_puct_base {base}, fpu_reduction {fpu}, leaves_per_batch {leaves}, the solver, tree reuse, no noise); `move` is the move of best lower confidence bound, `visits` each root move's visits, `wdl` the root's for the side to move",
+            c = SearchConfig::default().c_puct,
+            base = SearchConfig::default().c_puct_base,
+            fpu = SearchConfig::default().fpu_reduction,
+            leaves = SearchConfig::default().leaves_per_batch,
+        ),
+        "levels": LEVELS.iter().map(|l| json!({
+            "number": l.number,
+            "simulations": l.simulations,
+            "temperature": l.temperature,
+            "noise": l.noise,
+        })).collect::<Vec<_>>(),
+        "network": network,
+        "uniform": uniform,
+        "recorded": {
+            "meaning": "searches with the network's outputs as the engine computed them, batch by batch (position, policy logits, win/draw/loss for the side to move): replayed, they give the same visits exactly",
+            "searches": recorded,
+            "batches": batches,
+        },
+        "bar": bars,
+    })
+}
+
+/// One search vector.
+fn search_json<G: Registered>(
+    game: &G,
+    state: &G::State,
+    simulations: u32,
+    result: &SearchResult,
+    action: Action,
+) -> serde_json::Value {
+    let visits: serde_json::Map<String, serde_json::Value> = result
+        .children
+        .iter()
+        .map(|c| (game.format_action(state, c.action), c.visits.into()))
+        .collect();
+    json!({
+        "position": game.format_state(state),
+        "simulations": simulations,
+        "move": game.format_action(state, action),
+        "visits": visits,
+        "wdl": result.wdl,
+        "proof": result.proof.map(|o| format!("{o:?}").to_lowercase()),
+    })
+}
+
+/// An evaluator that writes down what another answers, batch by batch.
+struct Recorder<'a, G: Game> {
+    inner: &'a dyn Evaluator<G>,
+    batches: Mutex<Vec<serde_json::Value>>,
+}
+
+impl<G: Registered> Evaluator<G> for Recorder<'_, G> {
+    fn evaluate(&self, requests: &[EvaluationRequest<'_, G>], output: &mut Evaluations) {
+        self.inner.evaluate(requests, output);
+        let batch: Vec<serde_json::Value> = requests
+            .iter()
+            .enumerate()
+            .map(|(index, request)| {
+                json!({
+                    "position": request.game.format_state(request.state),
+                    "policy_logits": output.policy(index),
+                    "wdl": output.wdl[index],
+                })
+            })
+            .collect();
+        if let Ok(mut batches) = self.batches.lock() {
+            batches.push(batch.into());
+        }
+    }
 }

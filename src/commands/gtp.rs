@@ -8,7 +8,9 @@
 //! `gm-sims`, `gm-level` and `gm-winprob` (`= <P(first player wins)>
 //! <P(draw)> <P(second player wins)>`: the bar, as `winprob` gives it).
 //! `gm-game` naming another game ends this session, and the caller starts
-//! one on that game.
+//! one on that game. With `--player SPEC`, `genmove` plays as that arena
+//! player (a baseline such as `alphabeta:depth=4`), and `gm-sims` and
+//! `gm-level`, which set the Grand Maître's search, are refused.
 
 use std::io::{BufRead, Write};
 
@@ -25,7 +27,7 @@ use grandmaitre_model::Calibration;
 use grandmaitre_model::bar;
 
 use super::PositionTask;
-use crate::players::ModelChoice;
+use crate::players::{ModelChoice, PlayerSpec};
 use crate::registry::{GAME_NAMES, Registered};
 
 /// The commands, as `list_commands` gives them.
@@ -59,6 +61,9 @@ pub struct Gtp<'a> {
     /// `--model`: a checkpoint directory, `rollouts`, or none for the
     /// game's shipped model.
     pub model: Option<PathBuf>,
+    /// `--player`: the arena player `genmove` plays as, if not the Grand
+    /// Maître.
+    pub player: Option<String>,
     /// Where the session leaves the name of the game `gm-game` asked for.
     pub switch: &'a std::cell::RefCell<Option<String>>,
 }
@@ -83,6 +88,10 @@ impl PositionTask for Gtp<'_> {
             ..SearchConfig::default()
         };
         let mut session = Session::new(game.clone(), state, config, evaluator, calibration);
+        if let Some(text) = &self.player {
+            let prepared = PlayerSpec::parse(text)?.prepare(game)?;
+            session.stand_in = Some((text.clone(), prepared.build(game, 1)?));
+        }
         let mut stdin = std::io::stdin().lock();
         let mut stdout = std::io::stdout().lock();
         let mut bytes = Vec::new();
@@ -117,6 +126,9 @@ pub struct Session<G: Registered> {
     history: Vec<G::State>,
     state: G::State,
     agent: MctsAgent<G, SharedEvaluator<G>>,
+    /// The player `genmove` plays as instead of the Grand Maître, with its
+    /// description (`--player`).
+    stand_in: Option<(String, Box<dyn Agent<G>>)>,
     /// The evaluator of the bar (the agent's own).
     evaluator: SharedEvaluator<G>,
     calibration: Option<Calibration>,
@@ -145,6 +157,7 @@ impl<G: Registered> Session<G> {
             history: Vec::new(),
             state,
             agent,
+            stand_in: None,
             evaluator,
             calibration,
             quit: false,
@@ -240,6 +253,10 @@ impl<G: Registered> Session<G> {
                 self.set_position(state);
                 Ok(String::new())
             }
+            "gm-sims" | "gm-level" if self.stand_in.is_some() => Err(format!(
+                "{command} sets the Grand Maître's search, and this session plays as {}",
+                self.stand_in.as_ref().map_or("", |(name, _)| name.as_str())
+            )),
             "gm-sims" => {
                 let simulations = positive(arguments, "simulations")?;
                 let mut config = self.agent.config().clone();
@@ -300,7 +317,10 @@ impl<G: Registered> Session<G> {
         if player != self.game.current_player(&self.state) {
             return Err(format!("it is not {arguments}'s turn"));
         }
-        let action = self.agent.select(&self.game, &self.state);
+        let action = match &mut self.stand_in {
+            Some((_, agent)) => agent.select(&self.game, &self.state),
+            None => self.agent.select(&self.game, &self.state),
+        };
         let text = self.game.format_action(&self.state, action);
         self.apply(action);
         Ok(text)
@@ -308,6 +328,9 @@ impl<G: Registered> Session<G> {
 
     fn apply(&mut self, action: Action) {
         self.agent.observe(&self.game, &self.state, action);
+        if let Some((_, agent)) = &mut self.stand_in {
+            agent.observe(&self.game, &self.state, action);
+        }
         let next = self.game.play(&self.state, action).expect("checked legal");
         self.history.push(std::mem::replace(&mut self.state, next));
     }

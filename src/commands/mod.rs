@@ -64,6 +64,7 @@ pub fn run(cli: Cli) -> Result<()> {
                     gtp::Gtp {
                         simulations: args.simulations,
                         model: model.clone(),
+                        player: args.player.clone(),
                         switch: &switch,
                     },
                 )?;

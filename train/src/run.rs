@@ -329,6 +329,7 @@ impl Run {
             );
             let total = config.selfplay.games_per_generation;
             let mut played = 0;
+            // Positions played now, not read back: the rate below is self-play's.
             let mut positions = 0;
             // Shards this generation wrote before an interruption stand: the
             // same seeds would only play their games a second time.
@@ -339,8 +340,8 @@ impl Run {
                 let tag = format!("gen{generation:04}-shard{shard_index:04}");
                 shard_index += 1;
                 if let Some(path) = shard::tagged(&written, &tag) {
-                    let games = shard::read(path)?;
-                    positions += games.iter().map(|g| g.positions.len()).sum::<usize>();
+                    // Read only to check that it is whole.
+                    shard::read(path)?;
                     played += count;
                     progress(Progress::Games {
                         done: played,
@@ -442,7 +443,12 @@ impl Run {
                 value_loss: (value_sum / steps.max(1) as f64) as f32,
                 selfplay_seconds,
                 training_seconds,
-                positions_per_second: positions as f64 / selfplay_seconds.max(1e-9),
+                // A generation replayed entirely from its shards played nothing.
+                positions_per_second: if positions == 0 {
+                    0.0
+                } else {
+                    positions as f64 / selfplay_seconds
+                },
             };
             self.append_log(&line)?;
             progress(Progress::Finished(line.clone()));

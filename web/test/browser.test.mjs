@@ -1,15 +1,21 @@
-// The demo page in headless Chromium (onnxruntime-web, wasm, one thread):
-// the bar of the start position and the « Conseil » move must equal the
-// export's test vector, and a click on a cell must play and update the bar.
+// The game screen in headless Chromium (onnxruntime-web, wasm, one thread),
+// served as the one folder of static files that `scripts/web-app.sh`
+// assembles, with every request outside it refused (the app runs offline):
+// the module reproduces the engine's search vectors in the page; the bar,
+// « Conseil », a whole game against level 3 checked move by move against
+// the rules, two players with undo, the keyboard, and a bad `?position=`.
 //
-//   GM_EXPORT=/path/to/export node --test test/browser.test.mjs
+//   GM_APP=/path/to/app node --test test/browser.test.mjs
 //
-// GM_EXPORT defaults to ../checkpoints/heraldis/export (relative to web/);
-// GM_SCREENSHOT=FILE.png saves the page after the move. Chromium is Debian's (/usr/bin/chromium; `apt-get install chromium`).
+// GM_APP defaults to an app assembled from ../checkpoints/heraldis/export
+// into a temporary folder. Screenshots go to GM_ARTIFACTS (default: a
+// temporary folder, named on stderr). Chromium is Debian's (/usr/bin/chromium;
+// `apt-get install chromium`).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import os from 'node:os';
@@ -18,12 +24,10 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { chromium } from 'playwright-core';
 
-import { GrandMaitre, Position, cellName } from '../heraldis.js';
+import { GrandMaitre, LIGHT, Position, cellName } from '../heraldis.js';
 
 const webDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const exportDir = process.env.GM_EXPORT
-  ? path.resolve(process.env.GM_EXPORT)
-  : path.resolve(webDir, '../checkpoints/heraldis/export');
+const repository = path.dirname(webDir);
 const CHROMIUM = '/usr/bin/chromium';
 const TOLERANCE = 1e-4;
 const START = '5/5/5/5/5 l - 0';
@@ -35,26 +39,18 @@ const TYPES = {
   '.json': 'application/json; charset=utf-8',
   '.wasm': 'application/wasm',
   '.onnx': 'application/octet-stream',
-  '.css': 'text/css; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
 };
 
-/** Serves `web/` at `/` and the export at `/export/` on 127.0.0.1. */
-function startServer() {
-  const roots = [
-    ['/export/', exportDir],
-    ['/', webDir],
-  ];
+/** Serves the folder `root` at `/` on 127.0.0.1. */
+function startServer(root) {
   const server = createServer(async (request, response) => {
     try {
-      const url = new URL(request.url, 'http://127.0.0.1');
-      let pathname = decodeURIComponent(url.pathname);
+      let pathname = decodeURIComponent(new URL(request.url, 'http://127.0.0.1').pathname);
       if (pathname.endsWith('/')) {
         pathname += 'index.html';
       }
-      const [prefix, root] = roots.find(([start]) => pathname.startsWith(start));
-      const file = path.resolve(root, `.${pathname.slice(prefix.length - 1)}`);
-      if (file !== root && !file.startsWith(root + path.sep)) {
+      const file = path.resolve(root, `.${pathname}`);
+      if (!file.startsWith(root + path.sep)) {
         response.writeHead(403).end();
         return;
       }
@@ -63,12 +59,11 @@ function startServer() {
         response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
         return;
       }
-      const body = await readFile(file);
       response.writeHead(200, {
         'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
         'cache-control': 'no-store',
       });
-      response.end(body);
+      response.end(await readFile(file));
     } catch (error) {
       response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
     }
@@ -95,30 +90,104 @@ function assertBar(actual, expected, label) {
   }
 }
 
-describe('the demo page in Chromium', { timeout: 180_000 }, () => {
+/** A search result against an engine vector (as in node.test.mjs). */
+function assertSameSearch(result, vector, slack) {
+  assert.deepEqual(Object.keys(result.visits).sort(), Object.keys(vector.visits).sort(), vector.position);
+  for (const [move, expected] of Object.entries(vector.visits)) {
+    const gap = Math.abs(result.visits[move] - expected);
+    assert.ok(
+      gap <= slack,
+      `${vector.position} at ${vector.simulations}: ${move} visited ${result.visits[move]} times in Chromium, the engine ${expected}`,
+    );
+  }
+  assert.equal(result.move, vector.move, `${vector.position} at ${vector.simulations}: move`);
+}
+
+/** A seeded generator of numbers in [0, 1) for the test's own moves. */
+function generator(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('the game screen in Chromium', { timeout: 600_000 }, () => {
+  let appDir;
+  let ownApp = null;
+  let artifacts;
   let server;
+  let origin;
   let context;
-  let page;
   let userDataDir;
   let description;
   let grandMaitre;
-  const pageErrors = [];
+  const problems = [];
+
+  /** A fresh page at `query`, loaded (or failed), with its problems recorded. */
+  async function open(query = '') {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 620, height: 1150 });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') {
+        problems.push(`console: ${message.text()}`);
+      }
+    });
+    await page.goto(`${origin}/${query}`);
+    await page.waitForFunction(
+      () => ['ready', 'over', 'error'].includes(document.body.dataset.status),
+      null,
+      { timeout: 120_000 },
+    );
+    return page;
+  }
+
+  async function settled(page) {
+    await page.waitForFunction(
+      () =>
+        ['ready', 'over', 'error'].includes(document.body.dataset.status) &&
+        document.getElementById('bar').dataset.position === document.getElementById('board').dataset.position,
+      null,
+      { timeout: 120_000 },
+    );
+    const status = await page.$eval('body', (body) => body.dataset.status);
+    if (status === 'error') {
+      throw new Error(`the page failed: ${await page.$eval('#error', (e) => e.textContent)}`);
+    }
+    return status;
+  }
+
+  async function screenshot(page, name) {
+    await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  }
 
   before(async () => {
-    if (!existsSync(path.join(exportDir, 'model.json'))) {
-      throw new Error(
-        `no export at ${exportDir}: run 'grandmaitre export --model checkpoints/heraldis --out DIR' and set GM_EXPORT=DIR`,
-      );
-    }
     if (!existsSync(CHROMIUM)) {
       throw new Error(`no ${CHROMIUM}: install it with 'apt-get install -y chromium'`);
     }
-    description = JSON.parse(readFileSync(path.join(exportDir, 'model.json'), 'utf8'));
+    if (process.env.GM_APP) {
+      appDir = path.resolve(process.env.GM_APP);
+    } else {
+      ownApp = mkdtempSync(path.join(os.tmpdir(), 'gm-app-'));
+      appDir = path.join(ownApp, 'app');
+      execFileSync(path.join(repository, 'scripts/web-app.sh'), [appDir], { stdio: 'inherit' });
+    }
+    artifacts = process.env.GM_ARTIFACTS
+      ? path.resolve(process.env.GM_ARTIFACTS)
+      : mkdtempSync(path.join(os.tmpdir(), 'gm-screens-'));
+    mkdirSync(artifacts, { recursive: true });
+    process.stderr.write(`screenshots in ${artifacts}\n`);
+    description = JSON.parse(readFileSync(path.join(appDir, 'model.json'), 'utf8'));
     grandMaitre = await GrandMaitre.load(ort, {
-      model: readFileSync(path.join(exportDir, 'model.onnx')),
+      model: readFileSync(path.join(appDir, 'model.onnx')),
       description,
     });
-    server = await startServer();
+    server = await startServer(appDir);
+    origin = `http://127.0.0.1:${server.address().port}`;
     userDataDir = mkdtempSync(path.join(os.tmpdir(), 'gm-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
@@ -134,92 +203,237 @@ describe('the demo page in Chromium', { timeout: 180_000 }, () => {
         '--disable-sync',
       ],
     });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('response', (response) => {
+    // Offline: nothing outside the app's folder is fetched.
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${origin}/`)) {
+        return route.continue();
+      }
+      problems.push(`request outside the app: ${url}`);
+      return route.abort();
+    });
+    context.on('response', (response) => {
       if (response.status() >= 400) {
-        pageErrors.push(`${response.status()} ${response.url()}`);
+        problems.push(`${response.status()} ${response.url()}`);
       }
     });
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
-        pageErrors.push(message.text());
-      }
-    });
-    const { port } = server.address();
-    await page.goto(`http://127.0.0.1:${port}/demo/?export=/export/`);
-    await page.waitForFunction(
-      () => ['ready', 'error'].includes(document.body.dataset.status),
-      null,
-      { timeout: 120_000 },
-    );
-    const status = await page.$eval('body', (body) => body.dataset.status);
-    if (status !== 'ready') {
-      const message = await page.$eval('#error', (element) => element.textContent);
-      throw new Error(`the demo failed to load: ${message} ${pageErrors.join(' | ')}`);
-    }
   });
 
   after(async () => {
     await context?.close();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
-    if (userDataDir) {
-      rmSync(userDataDir, { recursive: true, force: true });
+    for (const folder of [userDataDir, ownApp]) {
+      if (folder) {
+        rmSync(folder, { recursive: true, force: true });
+      }
     }
   });
 
-  test('shows the start position bar of the test vector', async () => {
-    const vector = description.test_vectors.find((entry) => entry.position === START);
-    assert.ok(vector, 'model.json has a test vector for the start position');
+  test('the module in the page reproduces the engine search vectors', async () => {
+    const page = await open('?mode=duo');
+    const vectors = description.search_vectors;
+    const results = await page.evaluate(async (vectors) => {
+      const { GrandMaitre } = await import('./heraldis.js');
+      const ort = await import('./ort.wasm.min.mjs');
+      const [model, description] = await Promise.all([
+        fetch('model.onnx').then((r) => r.arrayBuffer()),
+        fetch('model.json').then((r) => r.json()),
+      ]);
+      const maitre = await GrandMaitre.load(ort, { model, description }, { executionProviders: ['wasm'] });
+      const visits = (result) => Object.fromEntries(result.children.map((c) => [c.move, c.visits]));
+      const third = Math.fround(1 / 3);
+      const uniform = async (positions) =>
+        positions.map(() => ({ policyLogits: new Float32Array(26), wdl: [third, third, third] }));
+      const out = { uniform: [], network: [], recorded: [], bars: [] };
+      for (const vector of vectors.uniform) {
+        const r = await maitre.search(vector.position, { simulations: vector.simulations, evaluator: uniform });
+        out.uniform.push({ move: r.move, visits: visits(r) });
+      }
+      for (const vector of vectors.network) {
+        const r = await maitre.search(vector.position, { simulations: vector.simulations });
+        out.network.push({ move: r.move, visits: visits(r) });
+      }
+      for (const [index, vector] of vectors.recorded.searches.entries()) {
+        const batches = vectors.recorded.batches[index];
+        let next = 0;
+        let mismatch = null;
+        const replay = async (positions) => {
+          const batch = batches[next] ?? [];
+          next += 1;
+          if (positions.map(String).join('|') !== batch.map((e) => e.position).join('|')) {
+            mismatch ??= `batch ${next}`;
+          }
+          return positions.map((_, i) => ({
+            policyLogits: Float32Array.from(batch[i]?.policy_logits ?? new Array(26).fill(0)),
+            wdl: (batch[i]?.wdl ?? [0, 1, 0]).map(Math.fround),
+          }));
+        };
+        const r = await maitre.search(vector.position, { simulations: vector.simulations, evaluator: replay });
+        out.recorded.push({ move: r.move, visits: visits(r), mismatch, batches: next });
+      }
+      for (const bar of vectors.bar) {
+        out.bars.push(await maitre.bar(bar.position));
+      }
+      return out;
+    }, vectors);
+    vectors.uniform.forEach((vector, i) => assertSameSearch(results.uniform[i], vector, 0));
+    vectors.recorded.searches.forEach((vector, i) => {
+      assert.equal(results.recorded[i].mismatch, null, `${vector.position}: the engine's batches`);
+      assert.equal(results.recorded[i].batches, vectors.recorded.batches[i].length);
+      assertSameSearch(results.recorded[i], vector, 0);
+    });
+    vectors.network.forEach((vector, i) => assertSameSearch(results.network[i], vector, 0.02 * vector.simulations));
+    vectors.bar.forEach((expected, i) => assertBar(results.bars[i], expected, `${expected.position} bar`));
+    await page.close();
+  });
+
+  test('the start shows the engine bar, and « Conseil » the level 10 move', async () => {
+    const page = await open('?mode=duo');
+    await settled(page);
+    const expected = description.search_vectors.bar.find((entry) => entry.position === START);
     const bar = await readBar(page);
     assert.equal(bar.position, START);
-    assertBar(bar, vector.bar, 'start bar');
-    const cells = await page.$$eval('#board .cell', (buttons) => buttons.length);
-    assert.equal(cells, 25);
-    const houses = await page.$$eval('#board .cell.house', (buttons) => buttons.length);
-    assert.equal(houses, 10);
-  });
-
-  test('« Conseil » shows the test vector best move', async () => {
-    const vector = description.test_vectors.find((entry) => entry.position === START);
+    assertBar(bar, expected, 'start bar');
+    assert.equal(await page.$$eval('#board .cell', (cells) => cells.length), 25);
+    assert.equal(await page.$$eval('#board .cell.house', (cells) => cells.length), 10);
+    assert.equal(await page.$eval('#reserve-light', (e) => e.textContent), '13 en réserve');
+    assert.equal(await page.$eval('#reserve-dark', (e) => e.textContent), '13 en réserve');
+    const advice = await grandMaitre.advise(START);
     await page.getByRole('button', { name: 'Conseil' }).click();
-    await page.waitForFunction(() => document.getElementById('advice').dataset.move);
-    const move = await page.$eval('#advice', (advice) => advice.dataset.move);
-    assert.equal(move, vector.best_move);
-    const text = await page.$eval('#advice', (advice) => advice.textContent);
-    assert.ok(text.includes(vector.best_move), text);
+    await page.waitForFunction(() => document.getElementById('advice').dataset.move, null, { timeout: 120_000 });
+    assert.equal(await page.$eval('#advice', (e) => e.dataset.move), advice.move);
+    assert.match(await page.$eval('#advice', (e) => e.textContent), new RegExp(`Conseil du Grand Maître : ${advice.move}`));
+    assert.equal(await page.$eval(`[data-cell="${advice.move}"]`, (e) => e.classList.contains('advised')), true);
+    await screenshot(page, 'start-advice');
+    await page.close();
   });
 
-  test('clicking a legal cell plays it and updates the bar', async () => {
-    const vector = description.test_vectors.find((entry) => entry.position === START);
-    const move = vector.best_move;
-    const expected = grandMaitre.game.play(Position.start(), move);
-    const expectedText = String(expected);
-    // A House is not playable on the First Oath: clicking one does nothing.
-    const house = cellName(grandMaitre.game.layout.sites.findIndex((site) => site.length === 1));
-    await page.click(`#board [data-cell="${house}"]`);
-    assert.equal(await page.$eval('#board', (board) => board.dataset.position), START);
-
-    await page.click(`#board [data-cell="${move}"]`);
-    await page.waitForFunction(
-      (text) =>
-        document.getElementById('bar').dataset.position === text &&
-        document.body.dataset.status === 'ready',
-      expectedText,
-    );
-    const bar = await readBar(page);
-    const reference = await grandMaitre.evaluate(expected);
-    assertBar(bar, reference, `bar after ${move}`);
-    const start = vector.bar;
-    assert.ok(
-      ['light', 'draw', 'dark'].some((key) => Math.abs(bar[key] - start[key]) > 1e-9),
-      'the bar changed',
-    );
-    const piece = await page.$eval(`#board [data-cell="${move}"]`, (cell) => cell.dataset.piece);
-    assert.equal(piece, 'L');
-    if (process.env.GM_SCREENSHOT) {
-      await page.screenshot({ path: process.env.GM_SCREENSHOT, fullPage: true });
+  test('a whole game against level 3: every move legal, the board, markers and end as the rules say', async () => {
+    const game = grandMaitre.game;
+    const page = await open('?mode=solo&level=3&colour=clair&seed=11');
+    const random = generator(5);
+    let position = Position.start();
+    let plies = 0;
+    for (;;) {
+      const status = await settled(page);
+      const moves = await page.$eval('#history', (h) => h.dataset.moves);
+      // Replaying the page's history with the rules: every move legal.
+      position = Position.start();
+      for (const move of moves ? moves.split(' ') : []) {
+        position = game.play(position, move);
+      }
+      plies = moves ? moves.split(' ').length : 0;
+      assert.equal(await page.$eval('#board', (b) => b.dataset.position), String(position));
+      await checkBoard(page, game, position, moves);
+      if (plies === 6) {
+        await screenshot(page, 'game-middle');
+      }
+      const result = game.result(position);
+      if (result !== null) {
+        assert.equal(status, 'over');
+        const text = await page.$eval('#status', (e) => e.textContent);
+        const expected = result.draw === 1 ? /^Partie nulle/ : result.light === 1 ? /^Vous gagnez/ : /^Le Grand Maître gagne/;
+        assert.match(text, expected);
+        break;
+      }
+      assert.equal(status, 'ready');
+      assert.equal(position.side, LIGHT, 'the page waits for the player only on the player\'s turn');
+      const actions = game.legalActions(position);
+      const action = actions[Math.floor(random() * actions.length)];
+      if (action === 25) {
+        await page.getByRole('button', { name: 'Passer' }).click();
+      } else {
+        await page.click(`[data-cell="${cellName(action)}"]`);
+      }
+      assert.ok(plies < 150, 'the game ends');
     }
-    assert.deepEqual(pageErrors, []);
+    assert.ok(plies >= 7, `a game of ${plies} plies`);
+    await screenshot(page, 'game-end');
+    await page.close();
+  });
+
+  test('two players take turns, and « Annuler » takes moves back', async () => {
+    const page = await open('?mode=duo');
+    await settled(page);
+    await page.click('[data-cell="d2"]');
+    await settled(page);
+    await page.click('[data-cell="b5"]');
+    await settled(page);
+    assert.equal(await page.$eval('#history', (h) => h.dataset.moves), 'd2 b5');
+    assert.match(await page.$eval('#history', (h) => h.textContent), /d2\s+b5/);
+    assert.equal(await page.$eval('#reserve-light', (e) => e.textContent), '12 en réserve');
+    assert.equal(await page.$eval('[data-cell="b5"]', (e) => e.dataset.markers), 'Maison immunisée, Dernier coup');
+    await page.getByRole('button', { name: 'Annuler' }).click();
+    await settled(page);
+    assert.equal(await page.$eval('#history', (h) => h.dataset.moves), 'd2');
+    await page.getByRole('button', { name: 'Annuler' }).click();
+    await settled(page);
+    assert.equal(await page.$eval('#board', (b) => b.dataset.position), START);
+    assert.equal(await page.getByRole('button', { name: 'Annuler' }).isDisabled(), true);
+    await page.close();
+  });
+
+  test('the keyboard plays: arrows choose the cell, Enter plays, A undoes', async () => {
+    const page = await open('?mode=duo');
+    await settled(page);
+    await page.focus('[data-cell="c3"]');
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.cell), 'b3');
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.cell), 'b4');
+    await page.keyboard.press('Enter');
+    await settled(page);
+    assert.equal(await page.$eval('#history', (h) => h.dataset.moves), 'b4');
+    await page.keyboard.press('a');
+    await settled(page);
+    assert.equal(await page.$eval('#history', (h) => h.dataset.moves), '');
+    await page.close();
+  });
+
+  test('a bad ?position= shows its error alone', async () => {
+    const page = await open(`?position=${encodeURIComponent('5/5/5/5 l - 0')}`);
+    assert.equal(await page.$eval('body', (b) => b.dataset.status), 'error');
+    assert.match(await page.$eval('#error', (e) => e.textContent), /^invalid position '5\/5\/5\/5 l - 0': expected 5 ranks/);
+    assert.equal(await page.$eval('#status', (e) => e.textContent), '');
+    const text = await page.$eval('body', (b) => b.innerText);
+    assert.ok(!text.includes('Chargement'), text);
+    await page.close();
+  });
+
+  test('nothing failed and nothing was fetched from outside the folder', () => {
+    assert.deepEqual(problems, []);
   });
 });
+
+/** The page's board against the rules: pieces, reserves, markers. */
+async function checkBoard(page, game, position, moves) {
+  const cells = await page.$$eval('#board .cell', (buttons) =>
+    buttons.map((b) => ({ cell: b.dataset.cell, piece: b.dataset.piece, markers: b.dataset.markers })),
+  );
+  const over = game.result(position) !== null;
+  const legal = over ? 0 : game.legalMask(position);
+  const list = moves ? moves.split(' ') : [];
+  const lastMove = list.at(-1);
+  const last = lastMove && lastMove !== 'pass' ? lastMove.replace('x', '') : null;
+  for (const { cell, piece, markers } of cells) {
+    const index = ['a', 'b', 'c', 'd', 'e'].indexOf(cell[0]) + 5 * (Number(cell[1]) - 1);
+    assert.equal(piece, position.pieceAt(index) ?? '', `${cell} piece in ${position}`);
+    const expected = [];
+    const capturable = piece !== '' && ((legal >>> index) & 1) === 1;
+    if (piece !== '' && game.layout.isHouse(index)) {
+      expected.push('Maison immunisée');
+    }
+    if (cell === last) {
+      expected.push(capturable ? 'Dernier coup capturable' : 'Dernier coup');
+    } else if (capturable) {
+      expected.push('Capturable');
+    }
+    if (position.truce === index && !over) {
+      expected.push('Trêve');
+    }
+    assert.equal(markers, expected.join(', '), `${cell} markers in ${position}`);
+  }
+  for (const [id, side] of [['#reserve-light', 0], ['#reserve-dark', 1]]) {
+    assert.equal(await page.$eval(id, (e) => e.textContent), `${position.reserve(side)} en réserve`);
+  }
+}

@@ -1,6 +1,7 @@
 // The web module against the Rust engine's export: encoding, legal moves,
-// onnxruntime-node inference and the bar/move of `evaluate` must equal the
-// test vectors that `grandmaitre export` writes into model.json.
+// onnxruntime-node inference, the network's own reading, the search (its
+// visits, its move and the bar) and the levels must equal the test vectors
+// that `grandmaitre export` writes into model.json.
 //
 //   GM_EXPORT=/path/to/export node --test test/node.test.mjs
 //
@@ -15,7 +16,9 @@ import * as ort from 'onnxruntime-node';
 
 import {
   ACTION_COUNT,
+  ADVICE_LEVEL,
   CELLS,
+  LEVELS,
   DEFAULT_LAYOUT,
   ENCODING_VERSION,
   GrandMaitre,
@@ -27,6 +30,7 @@ import {
   completingCells,
   curveAt,
   hasFourInRow,
+  level,
   parseCell,
   scaleByTemperature,
 } from '../heraldis.js';
@@ -348,9 +352,9 @@ describe(`the export at ${exportDir}`, () => {
     }
   });
 
-  test('evaluate gives the engine bar and best move', async () => {
+  test('the network reading gives the engine network bar and best move', async () => {
     for (const vector of description.test_vectors) {
-      const result = await grandMaitre.evaluate(vector.position);
+      const result = await grandMaitre.networkReading(vector.position);
       assertClose(
         [result.light, result.draw, result.dark],
         [vector.bar.light, vector.bar.draw, vector.bar.dark],
@@ -362,11 +366,11 @@ describe(`the export at ${exportDir}`, () => {
     }
   });
 
-  test('a batch evaluates as the positions one by one', async () => {
+  test('a batch reads as the positions one by one', async () => {
     const texts = description.test_vectors.map((vector) => vector.position);
-    const batch = await grandMaitre.evaluateMany(texts);
+    const batch = await grandMaitre.networkReadings(texts);
     for (const [index, text] of texts.entries()) {
-      const single = await grandMaitre.evaluate(text);
+      const single = await grandMaitre.networkReading(text);
       assertClose(
         [batch[index].light, batch[index].draw, batch[index].dark],
         [single.light, single.draw, single.dark],
@@ -377,8 +381,11 @@ describe(`the export at ${exportDir}`, () => {
   });
 
   test('a finished game gives its exact result without a move', async () => {
-    const result = await grandMaitre.evaluate('5/1LLD1/D1L2/1LLD1/2LDD d - 11');
+    const finished = '5/1LLD1/D1L2/1LLD1/2LDD d - 11';
+    const result = await grandMaitre.networkReading(finished);
     assert.deepEqual(result, { light: 1, draw: 0, dark: 0, move: null, legalMoves: [] });
+    assert.deepEqual(await grandMaitre.bar(finished), { light: 1, draw: 0, dark: 0, exact: true });
+    await assert.rejects(grandMaitre.advise(finished), /^Error: no move to choose: the game is over/);
   });
 
   test('a malformed calibration curve is refused with a one-line error', async () => {
@@ -398,14 +405,186 @@ describe(`the export at ${exportDir}`, () => {
     });
   });
 
-  test('evaluate rejects a malformed position with a one-line error', async () => {
-    await assert.rejects(grandMaitre.evaluate('5/5/5/5 l - 0'), (error) => {
-      assert.match(error.message, /^invalid position '5\/5\/5\/5 l - 0': expected 5 ranks/);
-      assert.ok(!error.message.includes('\n'));
-      return true;
-    });
+  test('every entry point rejects a malformed position with a one-line error', async () => {
+    for (const run of [
+      (p) => grandMaitre.networkReading(p),
+      (p) => grandMaitre.bar(p),
+      (p) => grandMaitre.advise(p),
+      (p) => grandMaitre.search(p, { simulations: 8 }),
+      (p) => grandMaitre.player({ level: 3 }).select(p),
+    ]) {
+      await assert.rejects(run('5/5/5/5 l - 0'), (error) => {
+        assert.match(error.message, /^invalid position '5\/5\/5\/5 l - 0': expected 5 ranks/);
+        assert.ok(!error.message.includes('\n'));
+        return true;
+      });
+    }
   });
 });
+
+describe('the search against the engine', () => {
+  let description;
+  let grandMaitre;
+  let vectors;
+
+  before(async () => {
+    description = JSON.parse(readFileSync(path.join(exportDir, 'model.json'), 'utf8'));
+    vectors = description.search_vectors;
+    grandMaitre = await GrandMaitre.load(ort, {
+      model: readFileSync(path.join(exportDir, 'model.onnx')),
+      description,
+    });
+  });
+
+  test('the levels are the engine levels', () => {
+    assert.equal(LEVELS.length, 10);
+    for (const [index, expected] of vectors.levels.entries()) {
+      const ours = LEVELS[index];
+      assert.equal(ours.number, expected.number);
+      assert.equal(ours.simulations, expected.simulations);
+      assert.equal(ours.temperature, Math.fround(expected.temperature));
+      assert.equal(ours.noise, expected.noise);
+    }
+    assert.equal(level(ADVICE_LEVEL).simulations, vectors.levels.at(-1).simulations);
+  });
+
+  test('with the uniform evaluator: the engine visits exactly', async () => {
+    const third = Math.fround(1 / 3);
+    const uniform = async (positions) =>
+      positions.map(() => ({ policyLogits: new Float32Array(ACTION_COUNT), wdl: [third, third, third] }));
+    assert.ok(vectors.uniform.length >= 6);
+    for (const vector of vectors.uniform) {
+      const result = await grandMaitre.search(vector.position, {
+        simulations: vector.simulations,
+        evaluator: uniform,
+      });
+      assertSameSearch(result, vector, 0);
+    }
+  });
+
+  test('with the engine network outputs replayed: the engine batches and visits exactly', async () => {
+    const { searches, batches } = vectors.recorded;
+    assert.ok(searches.length > 0 && searches.length === batches.length);
+    for (const [index, vector] of searches.entries()) {
+      const recorded = batches[index];
+      let next = 0;
+      const replay = async (positions) => {
+        const batch = recorded[next];
+        next += 1;
+        assert.ok(batch, `${vector.position}: batch ${next} was not asked for by the engine`);
+        assert.deepEqual(
+          positions.map(String),
+          batch.map((entry) => entry.position),
+          `${vector.position}: batch ${next}`,
+        );
+        return batch.map((entry) => ({
+          policyLogits: Float32Array.from(entry.policy_logits),
+          wdl: entry.wdl.map(Math.fround),
+        }));
+      };
+      const result = await grandMaitre.search(vector.position, {
+        simulations: vector.simulations,
+        evaluator: replay,
+      });
+      assert.equal(next, recorded.length, `${vector.position}: every engine batch asked for`);
+      assertSameSearch(result, vector, 0);
+      assert.deepEqual(result.wdl, vector.wdl.map(Math.fround));
+    }
+  });
+
+  test('with onnxruntime: the engine visits and move, within the float tolerance', async () => {
+    for (const vector of vectors.network) {
+      const result = await grandMaitre.search(vector.position, { simulations: vector.simulations });
+      assertSameSearch(result, vector, SEARCH_TOLERANCE * vector.simulations);
+    }
+  });
+
+  test('the bar is the engine bar', async () => {
+    for (const expected of vectors.bar) {
+      const bar = await grandMaitre.bar(expected.position);
+      assertClose([bar.light, bar.draw, bar.dark], [expected.light, expected.draw, expected.dark], expected.position);
+      assert.ok(Math.abs(bar.light + bar.draw + bar.dark - 1) < 1e-6);
+    }
+  });
+
+  test('the advice is the level 10 search and its move', async () => {
+    const start = Position.start();
+    const advice = await grandMaitre.advise(start);
+    const search = await grandMaitre.search(start, { simulations: level(ADVICE_LEVEL).simulations });
+    assert.equal(advice.move, search.move);
+    assert.deepEqual(
+      advice.children.map((c) => [c.move, c.visits]),
+      search.children.map((c) => [c.move, c.visits]),
+    );
+    assert.equal(advice.visits, level(ADVICE_LEVEL).simulations);
+    assert.equal(advice.principalVariation[0], advice.children[0].move);
+  });
+
+  test('a player keeps its tree from move to move', async () => {
+    const game = grandMaitre.game;
+    const player = grandMaitre.player({ level: 7 });
+    let position = Position.start();
+    const first = await player.select(position);
+    assert.equal(first.visits, 50);
+    // The reply the search expected: its subtree was searched.
+    const [move, reply] = first.principalVariation;
+    player.observe(position, move);
+    position = game.play(position, move);
+    player.observe(position, reply);
+    position = game.play(position, reply);
+    const second = await player.select(position);
+    assert.ok(second.visits > 50, `${second.visits} visits: the reply's subtree was kept`);
+    // A position the player did not follow starts afresh.
+    const other = await player.select(game.play(Position.start(), 'b4'));
+    assert.equal(other.visits, 50);
+  });
+
+  test('a level with randomness is reproducible from its seed', async () => {
+    const game = grandMaitre.game;
+    const play = async (seed) => {
+      const player = grandMaitre.player({ level: 1, seed });
+      const moves = [];
+      let position = Position.start();
+      for (let ply = 0; ply < 8 && !game.isOver(position); ply += 1) {
+        const { move } = await player.select(position);
+        moves.push(move);
+        player.observe(position, move);
+        position = game.play(position, move);
+      }
+      return moves.join(' ');
+    };
+    assert.equal(await play(3), await play(3));
+    const lines = new Set();
+    for (const seed of [1, 2, 3, 4, 5]) {
+      lines.add(await play(seed));
+    }
+    assert.ok(lines.size > 1, 'different seeds, different games at level 1 (85 % random moves)');
+  });
+
+  test('levels outside 1 to 10 are refused with a one-line error', () => {
+    for (const bad of [0, 11, 2.5, '3']) {
+      assertOneLineError(() => grandMaitre.player({ level: bad }), /^level must be between 1 and 10/);
+    }
+  });
+});
+
+/** How far the visits through onnxruntime may be from the engine's, per move, as a share of the simulations: see README "Embedding in the app". */
+const SEARCH_TOLERANCE = 0.02;
+
+/** A search result against an engine vector: its move, and each move's visits within `slack`. */
+function assertSameSearch(result, vector, slack) {
+  const visits = Object.fromEntries(result.children.map((c) => [c.move, c.visits]));
+  assert.deepEqual(Object.keys(visits).sort(), Object.keys(vector.visits).sort(), `${vector.position}: moves`);
+  for (const [move, expected] of Object.entries(vector.visits)) {
+    const gap = Math.abs(visits[move] - expected);
+    assert.ok(
+      gap <= slack,
+      `${vector.position} at ${vector.simulations}: ${move} visited ${visits[move]} times, the engine ${expected}`,
+    );
+  }
+  assert.equal(result.move, vector.move, `${vector.position} at ${vector.simulations}: move`);
+  assert.equal(result.proof, vector.proof, `${vector.position}: proof`);
+}
 
 function assertClose(actual, expected, label) {
   assert.equal(actual.length, expected.length, `${label}: length`);
