@@ -633,6 +633,11 @@ export class Heraldis {
     if (!this.isLegal(position, action)) {
       throw new Error(`illegal action ${shown(action)} in position '${position}'`);
     }
+    return this.applyLegal(position, action);
+  }
+
+  /** `apply` for an action known to be legal (the search's), unchecked. */
+  applyLegal(position, action) {
     const side = position.side;
     const pieces = [...position.pieces];
     let truce = -1;
@@ -944,6 +949,9 @@ function encodingVersionOf(description) {
   return null;
 }
 
+/** Positions whose network outputs are kept (about 6 MB). */
+const EVALUATION_CACHE = 50_000;
+
 /** The rules as the search sees them (see search.js). */
 function searchRules(game) {
   return {
@@ -953,7 +961,7 @@ function searchRules(game) {
       return result === null ? null : [result.light, result.draw, result.dark];
     },
     legalActions: (position) => game.legalActions(position),
-    apply: (position, action) => game.apply(position, action),
+    apply: (position, action) => game.applyLegal(position, action),
   };
 }
 
@@ -986,6 +994,8 @@ export class GrandMaitre {
     this.rules = searchRules(game);
     // One network call at a time: a session runs one batch at once.
     this.queue = Promise.resolve();
+    // The network's outputs on the positions it evaluated last.
+    this.cache = new Map();
     this.evaluator = (positions) => this.evaluations(positions);
   }
 
@@ -1049,11 +1059,32 @@ export class GrandMaitre {
 
   /**
    * The network as the search's evaluator: policy logits and the
-   * win/draw/loss for the side to move, one network call for the batch.
+   * win/draw/loss for the side to move, one network call for the positions
+   * of the batch it has not seen lately (a search meets the same position
+   * by several orders of moves, and the bar's search and the advice's
+   * search the same positions).
    */
   async evaluations(positions) {
-    const outputs = await this.logits(positions);
-    return outputs.map(({ policyLogits, wdlLogits }) => ({ policyLogits, wdl: softmax3(wdlLogits) }));
+    const keys = positions.map(String);
+    const results = keys.map((key) => this.cache.get(key));
+    const missing = [...new Set(keys.filter((_, index) => results[index] === undefined))];
+    if (missing.length > 0) {
+      const outputs = await this.logits(missing.map((key) => positions[keys.indexOf(key)]));
+      missing.forEach((key, k) => {
+        const { policyLogits, wdlLogits } = outputs[k];
+        const evaluation = { policyLogits, wdl: softmax3(wdlLogits) };
+        keys.forEach((other, index) => {
+          if (other === key) {
+            results[index] = evaluation;
+          }
+        });
+        this.cache.set(key, evaluation);
+        if (this.cache.size > EVALUATION_CACHE) {
+          this.cache.delete(this.cache.keys().next().value);
+        }
+      });
+    }
+    return results;
   }
 
   /**

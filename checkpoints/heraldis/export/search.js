@@ -302,18 +302,22 @@ export class Search {
     let bestVisitedIndex = -1;
     let bestPrior = -Infinity;
     let bestUnvisitedIndex = -1;
-    parent.edges.forEach((edge, index) => {
+    const edges = parent.edges;
+    for (let index = 0; index < edges.length; index += 1) {
+      const edge = edges[index];
       const child = edge.child;
       if (child !== null && (child.visits + child.inFlight > 0 || child.proof !== UNKNOWN)) {
         const visits = child.visits + child.inFlight;
         if (child.visits > 0) {
           visitedMass = f32(visitedMass + edge.prior);
         }
-        const exact = firstWdl(child.proof);
-        const value =
-          exact !== null
-            ? f32(sideSign * (exact[0] - exact[2]))
-            : f32((sideSign * (child.winSum - child.lossSum) - child.inFlight) / visits);
+        let value;
+        if (child.proof !== UNKNOWN) {
+          const exact = firstWdl(child.proof);
+          value = f32(sideSign * (exact[0] - exact[2]));
+        } else {
+          value = f32((sideSign * (child.winSum - child.lossSum) - child.inFlight) / visits);
+        }
         const score = f32(value + f32(f32(exploration * edge.prior) / f32(1 + visits)));
         if (score > bestVisited) {
           bestVisited = score;
@@ -323,7 +327,7 @@ export class Search {
         bestPrior = edge.prior;
         bestUnvisitedIndex = index;
       }
-    });
+    }
     if (bestUnvisitedIndex < 0) {
       return bestVisitedIndex;
     }
@@ -354,17 +358,19 @@ export class Search {
   expand(node, policyLogits, rawValue) {
     const actions = this.game.legalActions(node.state);
     let max = -Infinity;
-    for (const action of actions) {
-      max = Math.max(max, policyLogits[action]);
+    for (let i = 0; i < actions.length; i += 1) {
+      max = Math.max(max, policyLogits[actions[i]]);
     }
     let total = 0;
-    const edges = actions.map((action) => {
+    const edges = new Array(actions.length);
+    for (let i = 0; i < actions.length; i += 1) {
+      const action = actions[i];
       const weight = f32(Math.exp(f32(policyLogits[action] - max)));
       total = f32(total + weight);
-      return { action, prior: weight, child: null };
-    });
-    for (const edge of edges) {
-      edge.prior = f32(edge.prior / total);
+      edges[i] = { action, prior: weight, child: null };
+    }
+    for (let i = 0; i < edges.length; i += 1) {
+      edges[i].prior = f32(edges[i].prior / total);
     }
     node.edges = edges;
     node.rawValue = rawValue;

@@ -1,0 +1,101 @@
+// How long the app waits for the Grand Maître in headless Chromium
+// (onnxruntime-web, wasm, one thread): « Conseil » at level 10 and the bar,
+// on 20 positions of random games (seeded), median and worst. A benchmark,
+// not a test: run it on a quiet machine.
+//
+//   node bench/timing.mjs APP_DIR [POSITIONS]
+//
+// APP_DIR is a folder assembled by scripts/web-app.sh.
+
+import { readFile, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const [appArgument, countArgument = '20'] = process.argv.slice(2);
+if (!appArgument) {
+  console.error('usage: node bench/timing.mjs APP_DIR [POSITIONS]');
+  process.exit(2);
+}
+const appDir = path.resolve(appArgument);
+const count = Number(countArgument);
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
+
+const server = createServer(async (request, response) => {
+  let pathname = new URL(request.url, 'http://127.0.0.1').pathname;
+  if (pathname.endsWith('/')) {
+    pathname += 'index.html';
+  }
+  const file = path.join(appDir, path.normalize(pathname));
+  const info = await stat(file).catch(() => null);
+  if (!file.startsWith(appDir) || !info?.isFile()) {
+    response.writeHead(404).end();
+    return;
+  }
+  response.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+  response.end(await readFile(file));
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu'],
+});
+try {
+  const page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${server.address().port}/?mode=duo`);
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.status), null, { timeout: 120_000 });
+  const times = await page.evaluate(async (count) => {
+    const { GrandMaitre, Position } = await import('./heraldis.js');
+    const ort = await import('./ort.wasm.min.mjs');
+    ort.env.wasm.numThreads = 1;
+    const [model, description] = await Promise.all([
+      fetch('model.onnx').then((r) => r.arrayBuffer()),
+      fetch('model.json').then((r) => r.json()),
+    ]);
+    const maitre = await GrandMaitre.load(ort, { model, description }, { executionProviders: ['wasm'] });
+    const game = maitre.game;
+    let seed = 2026;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const positions = [];
+    while (positions.length < count) {
+      let position = Position.start();
+      const plies = Math.floor(random() * 11);
+      for (let ply = 0; ply < plies && !game.isOver(position); ply += 1) {
+        const actions = game.legalActions(position);
+        position = game.apply(position, actions[Math.floor(random() * actions.length)]);
+      }
+      if (!game.isOver(position)) {
+        positions.push(position);
+      }
+    }
+    await maitre.bar(positions[0]); // warm-up
+    const out = [];
+    for (const position of positions) {
+      // As the app: the bar when the position appears, « Conseil » when asked.
+      const t0 = performance.now();
+      await maitre.bar(position);
+      const t1 = performance.now();
+      const advice = await maitre.advise(position);
+      const t2 = performance.now();
+      out.push({ position: String(position), bar: t1 - t0, advice: t2 - t1, visits: advice.visits });
+    }
+    return out;
+  }, count);
+  const summary = (key) => {
+    const values = times.map((t) => t[key]).sort((a, b) => a - b);
+    const middle = values.length / 2;
+    const median = values.length % 2 ? values[Math.floor(middle)] : (values[middle - 1] + values[middle]) / 2;
+    return `median ${median.toFixed(0)} ms, worst ${values.at(-1).toFixed(0)} ms`;
+  };
+  for (const t of times) {
+    console.log(`${t.position.padEnd(36)} conseil ${t.advice.toFixed(0).padStart(5)} ms (${t.visits} visits)  bar ${t.bar.toFixed(0).padStart(4)} ms`);
+  }
+  console.log(`« Conseil » (level 10) over ${times.length} positions: ${summary('advice')}`);
+  console.log(`the bar (64 simulations) over ${times.length} positions: ${summary('bar')}`);
+} finally {
+  await browser.close();
+  server.close();
+}
