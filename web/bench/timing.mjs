@@ -1,7 +1,9 @@
 // How long the app waits for the Grand Maître in headless Chromium
-// (onnxruntime-web, wasm, one thread): « Conseil » at level 10 and the bar,
-// on 20 positions of random games (seeded), median and worst. A benchmark,
-// not a test: run it on a quiet machine.
+// (onnxruntime-web, wasm, one thread): the bar, then « Conseil » at level
+// 10, on 20 distinct positions of random games (seeded, 0 to 12 plies),
+// each with nothing kept from the others (the module's cache of network
+// outputs emptied), median and worst. A benchmark, not a test: run it on a
+// quiet machine.
 //
 //   node bench/timing.mjs APP_DIR [POSITIONS]
 //
@@ -60,14 +62,16 @@ try {
       return seed / 2147483648;
     };
     const positions = [];
+    const seen = new Set();
     while (positions.length < count) {
       let position = Position.start();
-      const plies = Math.floor(random() * 11);
+      const plies = positions.length === 0 ? 0 : Math.floor(random() * 13);
       for (let ply = 0; ply < plies && !game.isOver(position); ply += 1) {
         const actions = game.legalActions(position);
         position = game.apply(position, actions[Math.floor(random() * actions.length)]);
       }
-      if (!game.isOver(position)) {
+      if (!game.isOver(position) && !seen.has(String(position))) {
+        seen.add(String(position));
         positions.push(position);
       }
     }
@@ -75,6 +79,7 @@ try {
     const out = [];
     for (const position of positions) {
       // As the app: the bar when the position appears, « Conseil » when asked.
+      maitre.forget();
       const t0 = performance.now();
       await maitre.bar(position);
       const t1 = performance.now();
