@@ -15,7 +15,7 @@ pub mod games;
 pub mod levels;
 pub mod search;
 
-pub use games::{havannah, heraldis};
+pub use games::{halma, havannah, heraldis};
 
 pub use game::{
     Action, Forcing, Game, GameSpec, IllegalAction, Outcome, ParseError, Player, Symmetry,

@@ -1,0 +1,74 @@
+//! The network's input: planes of N × N values (cell `x + N · y` at that
+//! offset), from the side to move's point of view.
+
+use super::Halma;
+use super::board::cells_of;
+use super::position::Position;
+use crate::game::Player;
+
+/// Input planes.
+pub const PLANE_COUNT: usize = 12;
+
+/// What each input plane holds, in order.
+pub const PLANE_NAMES: [&str; PLANE_COUNT] = [
+    "own pieces",
+    "opponent pieces",
+    "own yard (where own pieces start)",
+    "opponent yard (where own pieces go)",
+    "own pieces that can move this turn",
+    "cells own pieces can reach this turn",
+    "constant: own moves so far / yard limit, at most 1",
+    "constant: opponent moves so far / yard limit, at most 1",
+    "constant: 1 if the yard rule binds own next move (a piece left in the own yard then loses)",
+    "constant: own moves so far / draw limit",
+    "constant: 1 if White is to move",
+    "constant: 1 if the last turn was a pass",
+];
+
+/// Writes the planes of `position` into `planes`.
+pub fn encode(game: &Halma, position: &Position, planes: &mut [f32]) {
+    let board = game.board();
+    let cells = board.cell_count();
+    planes[..PLANE_COUNT * cells].fill(0.0);
+    let side = position.side;
+    let opponent = side.opponent();
+    let occupied = position.occupied();
+    let mut movable = 0;
+    let mut reachable = 0;
+    if position.status == super::Status::Playing {
+        for from in cells_of(position.pieces(side)) {
+            let targets = super::moves::targets(board, occupied, from);
+            if targets != 0 {
+                movable |= 1 << from;
+                reachable |= targets;
+            }
+        }
+    }
+    let sets = [
+        position.pieces(side),
+        position.pieces(opponent),
+        board.yard(side),
+        board.yard(opponent),
+        movable,
+        reachable,
+    ];
+    for (plane, set) in sets.into_iter().enumerate() {
+        for cell in cells_of(set) {
+            planes[plane * cells + cell] = 1.0;
+        }
+    }
+    let limit = f32::from(game.yard_limit());
+    let own_moves = position.moves[side.index()];
+    let constants = [
+        (f32::from(own_moves) / limit).min(1.0),
+        (f32::from(position.moves[opponent.index()]) / limit).min(1.0),
+        f32::from(u8::from(game.yard_rule_binds(own_moves + 1))),
+        f32::from(own_moves) / f32::from(game.draw_moves()),
+        f32::from(u8::from(side == Player::First)),
+        f32::from(u8::from(position.passed)),
+    ];
+    for (index, value) in constants.into_iter().enumerate() {
+        let plane = sets.len() + index;
+        planes[plane * cells..(plane + 1) * cells].fill(value);
+    }
+}

@@ -1,0 +1,517 @@
+//! Halma on 8 × 8 (10 pieces a side) and 10 × 10 (15 pieces), as the
+//! seed's game club plays it (rules: `shared/rules/halma.md`; every engine
+//! rule is a parameter).
+//!
+//! Actions: a move from cell `f` to cell `t` is `f · N² + t` (cells
+//! `x + N · y`, see [`board`]), so that the policy is an N² × N² square of
+//! from-to logits; then one action for `pass`, legal only when no move is.
+//! A move is its two ends: jump paths to the same cell are one move.
+//!
+//! After each move of player X, with n its moves so far and L the yard
+//! limit (30 on 8 × 8, 50 on 10 × 10): all of X's pieces in the opposing
+//! yard win; otherwise, past the limit (n > L, or n ≥ L with `compare=ge`),
+//! a piece of X still in its own yard loses. Two passes in a row draw, and
+//! so does reaching the draw limit (200 moves each).
+
+pub mod baselines;
+pub mod board;
+mod board_text;
+mod encoding;
+pub mod moves;
+mod position;
+
+use std::sync::Arc;
+
+pub use board::{Board, Cells, Corner, SIZES, cells_of};
+pub use encoding::{PLANE_COUNT, PLANE_NAMES};
+pub use position::{Position, Status, colour_name, side_letter};
+
+use crate::game::{Action, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
+
+/// Version of the network input encoding (see [`PLANE_NAMES`]).
+pub const ENCODING_VERSION: u32 = 1;
+/// The default board size.
+pub const DEFAULT_SIZE: usize = 8;
+/// Moves each side may make before the game is drawn (engine rule).
+pub const DEFAULT_DRAW_MOVES: u16 = 200;
+
+/// The yard limit of a board size: 30 moves on 8 × 8, 50 on 10 × 10.
+pub fn default_yard_limit(size: usize) -> u16 {
+    if size == 8 { 30 } else { 50 }
+}
+
+/// The rules of Halma on one board, with their parameters.
+#[derive(Clone, Debug)]
+pub struct Halma {
+    board: Arc<Board>,
+    yard_limit: u16,
+    /// The yard rule binds after move L (`>`, the club's text) or from
+    /// move L on (`≥`).
+    inclusive: bool,
+    draw_moves: u16,
+    spec: GameSpec,
+}
+
+impl Halma {
+    /// Halma of `size` (8 or 10) with White's yard at `corner`, the yard
+    /// limit `yard_limit` (binding after it, or from it on if `inclusive`)
+    /// and the draw after `draw_moves` moves each.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `size` is not 8 or 10, or a limit is 0
+    /// ([`Halma::with_parameters`] checks them instead).
+    pub fn new(
+        size: usize,
+        corner: Corner,
+        yard_limit: u16,
+        inclusive: bool,
+        draw_moves: u16,
+    ) -> Halma {
+        assert!(yard_limit > 0 && draw_moves > 0, "limits must be positive");
+        let board = Board::new(size, corner);
+        let cells = board.cell_count();
+        Halma {
+            spec: GameSpec {
+                name: "halma",
+                action_count: cells * cells + 1,
+                observation_shape: [PLANE_COUNT, size, size],
+                board_plane: None,
+                encoding_version: ENCODING_VERSION,
+                // Every move but the last is followed by at most one pass.
+                max_game_length: 4 * usize::from(draw_moves) + 2,
+                symmetry_count: 2,
+            },
+            board: Arc::new(board),
+            yard_limit,
+            inclusive,
+            draw_moves,
+        }
+    }
+
+    /// Halma of `size` with the club's rules.
+    pub fn of_size(size: usize) -> Halma {
+        Halma::new(
+            size,
+            Corner::A1,
+            default_yard_limit(size),
+            false,
+            DEFAULT_DRAW_MOVES,
+        )
+    }
+
+    /// The board.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// Cells per side.
+    pub fn size(&self) -> usize {
+        self.board.size()
+    }
+
+    /// L: the moves after which a piece left in its own yard loses.
+    pub fn yard_limit(&self) -> u16 {
+        self.yard_limit
+    }
+
+    /// Moves each side makes before a draw.
+    pub fn draw_moves(&self) -> u16 {
+        self.draw_moves
+    }
+
+    /// Whether a side's move number `n` (from 1) is past the yard limit.
+    pub fn yard_rule_binds(&self, n: u16) -> bool {
+        if self.inclusive {
+            n >= self.yard_limit
+        } else {
+            n > self.yard_limit
+        }
+    }
+
+    /// The action of the move from `from` to `to`.
+    pub fn move_action(&self, from: usize, to: usize) -> Action {
+        Action((from * self.board.cell_count() + to) as u16)
+    }
+
+    /// The action of a pass.
+    pub fn pass_action(&self) -> Action {
+        let cells = self.board.cell_count();
+        Action((cells * cells) as u16)
+    }
+
+    /// The two ends of a move's action, or `None` for the pass.
+    pub fn move_ends(&self, action: Action) -> Option<(usize, usize)> {
+        let cells = self.board.cell_count();
+        let index = action.index();
+        (index < cells * cells).then(|| (index / cells, index % cells))
+    }
+
+    /// The cells the piece on `from` can move to in `position`.
+    pub fn targets(&self, position: &Position, from: usize) -> Cells {
+        moves::targets(&self.board, position.occupied(), from)
+    }
+
+    /// Whether the side to move has a move (else it must pass).
+    fn can_move(&self, position: &Position) -> bool {
+        let occupied = position.occupied();
+        cells_of(position.pieces(position.side))
+            .any(|from| moves::targets(&self.board, occupied, from) != 0)
+    }
+
+    /// How the game stands after a move of `mover` (its `moves` already
+    /// counted).
+    fn status_after_move(&self, position: &Position, mover: Player) -> Status {
+        let own = position.pieces(mover);
+        if own & !self.board.yard(mover.opponent()) == 0 {
+            Status::Won(mover)
+        } else if self.yard_rule_binds(position.moves[mover.index()])
+            && own & self.board.yard(mover) != 0
+        {
+            Status::Won(mover.opponent())
+        } else if position.moves.iter().all(|&n| n >= self.draw_moves) {
+            Status::Drawn
+        } else {
+            Status::Playing
+        }
+    }
+
+    /// Plays a legal action.
+    fn apply(&self, position: &mut Position, action: Action) {
+        let mover = position.side;
+        position.ply += 1;
+        position.side = mover.opponent();
+        match self.move_ends(action) {
+            None => {
+                if position.passed {
+                    position.status = Status::Drawn;
+                }
+                position.passed = true;
+            }
+            Some((from, to)) => {
+                position.pieces[mover.index()] ^= (1 << from) | (1 << to);
+                position.moves[mover.index()] += 1;
+                position.passed = false;
+                position.status = self.status_after_move(position, mover);
+            }
+        }
+    }
+
+    /// Reads a position, checking that it can arise in this game.
+    pub fn parse_position(&self, text: &str) -> Result<Position, ParseError> {
+        let error = |reason: String| ParseError::new("position", text, reason);
+        let (pieces, side, moves, passed) =
+            position::parse_fields(&self.board, text).map_err(error)?;
+        let per_side = self.board.pieces_per_side();
+        if pieces[0] & pieces[1] != 0 {
+            return Err(error("a cell holds two pieces".to_string()));
+        }
+        for player in [Player::First, Player::Second] {
+            let count = pieces[player.index()].count_ones();
+            if count != per_side {
+                return Err(error(format!(
+                    "{} has {count} pieces, expected {per_side}",
+                    colour_name(player)
+                )));
+            }
+            if moves[player.index()] > self.draw_moves {
+                return Err(error(format!(
+                    "{} has made {} moves, more than the draw limit {}",
+                    colour_name(player),
+                    moves[player.index()],
+                    self.draw_moves
+                )));
+            }
+        }
+        let mut position = Position {
+            pieces,
+            moves,
+            side,
+            passed,
+            ply: moves[0] + moves[1] + u16::from(passed),
+            status: Status::Playing,
+        };
+        // The last turn, if it was a move, may have ended the game.
+        let mover = side.opponent();
+        if !passed && moves[mover.index()] > 0 {
+            position.status = self.status_after_move(&position, mover);
+        }
+        // The side to move's own last move would have ended the game.
+        if position.status == Status::Playing && moves[side.index()] > 0 {
+            if position.pieces(side) & !self.board.yard(mover) == 0 {
+                return Err(error(format!(
+                    "{} to move already has every piece in {}'s yard",
+                    colour_name(side),
+                    colour_name(mover)
+                )));
+            }
+            if self.yard_rule_binds(moves[side.index()])
+                && position.pieces(side) & self.board.yard(side) != 0
+            {
+                return Err(error(format!(
+                    "{} to move would have lost at its move {}: a piece is still in its own yard",
+                    colour_name(side),
+                    moves[side.index()]
+                )));
+            }
+        }
+        Ok(position)
+    }
+}
+
+impl Default for Halma {
+    /// 8 × 8 with the club's rules.
+    fn default() -> Halma {
+        Halma::of_size(DEFAULT_SIZE)
+    }
+}
+
+impl Game for Halma {
+    type State = Position;
+
+    fn spec(&self) -> &GameSpec {
+        &self.spec
+    }
+
+    fn initial_state(&self) -> Position {
+        Position::start(&self.board)
+    }
+
+    fn current_player(&self, state: &Position) -> Player {
+        state.side
+    }
+
+    fn ply(&self, state: &Position) -> usize {
+        usize::from(state.ply)
+    }
+
+    fn legal_actions(&self, state: &Position, actions: &mut Vec<Action>) {
+        actions.clear();
+        if state.status != Status::Playing {
+            return;
+        }
+        let occupied = state.occupied();
+        for from in cells_of(state.pieces(state.side)) {
+            for to in cells_of(moves::targets(&self.board, occupied, from)) {
+                actions.push(self.move_action(from, to));
+            }
+        }
+        if actions.is_empty() {
+            actions.push(self.pass_action());
+        }
+    }
+
+    fn is_legal(&self, state: &Position, action: Action) -> bool {
+        if state.status != Status::Playing || action.index() >= self.spec.action_count {
+            return false;
+        }
+        match self.move_ends(action) {
+            None => !self.can_move(state),
+            Some((from, to)) => {
+                state.pieces(state.side) & (1 << from) != 0
+                    && self.targets(state, from) & (1 << to) != 0
+            }
+        }
+    }
+
+    fn apply_unchecked(&self, state: &mut Position, action: Action) {
+        debug_assert!(self.is_legal(state, action), "illegal action {action:?}");
+        self.apply(state, action);
+    }
+
+    fn outcome(&self, state: &Position) -> Option<Outcome> {
+        match state.status {
+            Status::Playing => None,
+            Status::Drawn => Some(Outcome::Draw),
+            Status::Won(winner) if winner == state.side => Some(Outcome::Win),
+            Status::Won(_) => Some(Outcome::Loss),
+        }
+    }
+
+    fn encode(&self, state: &Position, planes: &mut [f32]) {
+        encoding::encode(self, state, planes);
+    }
+
+    /// The reflection keeps each yard: the rules are the same.
+    fn transformed(&self, _symmetry: Symmetry) -> Halma {
+        self.clone()
+    }
+
+    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
+        if symmetry.0 == 0 {
+            return *state;
+        }
+        Position {
+            pieces: state.pieces.map(|cells| self.board.reflect_cells(cells)),
+            ..*state
+        }
+    }
+
+    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
+        match self.move_ends(action) {
+            Some((from, to)) if symmetry.0 != 0 => {
+                self.move_action(self.board.reflect(from), self.board.reflect(to))
+            }
+            _ => action,
+        }
+    }
+
+    fn transform_cell(&self, cell: usize, symmetry: Symmetry) -> usize {
+        if symmetry.0 == 0 {
+            cell
+        } else {
+            self.board.reflect(cell)
+        }
+    }
+
+    fn parse_state(&self, text: &str) -> Result<Position, ParseError> {
+        self.parse_position(text)
+    }
+
+    fn format_state(&self, state: &Position) -> String {
+        state.to_notation(&self.board)
+    }
+
+    /// Reads `e3-f4` (the two ends; a jump's path `a1-c3-e5` may be given
+    /// in full, only its ends count) or `pass`.
+    fn parse_action(&self, state: &Position, text: &str) -> Result<Action, ParseError> {
+        let error = |reason: String| ParseError::new("move", text, reason);
+        if state.status != Status::Playing {
+            return Err(error("the game is over".to_string()));
+        }
+        let action = if text == "pass" {
+            if self.can_move(state) {
+                return Err(error("a pass is legal only without a move".to_string()));
+            }
+            self.pass_action()
+        } else {
+            let cells: Vec<&str> = text.split('-').collect();
+            let last = self.board.last_file();
+            let size = self.size();
+            let parsed: Option<Vec<usize>> = cells
+                .iter()
+                .map(|name| self.board.parse_cell(name))
+                .collect();
+            let Some(path) = parsed.filter(|path| path.len() >= 2) else {
+                return Err(error(format!(
+                    "expected two cells a1 to {last}{size} joined by '-' (e3-f4), or pass"
+                )));
+            };
+            let (from, to) = (path[0], path[path.len() - 1]);
+            if state.pieces(state.side) & (1 << from) == 0 {
+                return Err(error(format!(
+                    "no {} piece on {}",
+                    colour_name(state.side),
+                    self.board.cell_name(from)
+                )));
+            }
+            if self.targets(state, from) & (1 << to) == 0 {
+                return Err(error(format!(
+                    "the piece on {} cannot reach {}",
+                    self.board.cell_name(from),
+                    self.board.cell_name(to)
+                )));
+            }
+            self.move_action(from, to)
+        };
+        Ok(action)
+    }
+
+    fn format_action(&self, _state: &Position, action: Action) -> String {
+        match self.move_ends(action) {
+            None => "pass".to_string(),
+            Some((from, to)) => format!(
+                "{}-{}",
+                self.board.cell_name(from),
+                self.board.cell_name(to)
+            ),
+        }
+    }
+
+    /// `size=N limit=L compare=gt|ge corner=a1|h1 draw=M` (`h1` is the last
+    /// file's corner: `j1` on 10 × 10).
+    fn parameters(&self) -> String {
+        format!(
+            "size={} limit={} compare={} corner={} draw={}",
+            self.size(),
+            self.yard_limit,
+            if self.inclusive { "ge" } else { "gt" },
+            match self.board.corner() {
+                Corner::A1 => "a1",
+                Corner::LastFile => "h1",
+            },
+            self.draw_moves
+        )
+    }
+
+    /// Reads the fields of [`Halma::parameters`], any of them left out:
+    /// size 8, the size's limit (30 or 50), `gt`, `a1`, 200.
+    fn with_parameters(text: &str) -> Result<Halma, ParseError> {
+        let error = |reason: String| ParseError::new("game parameters", text, reason);
+        let mut size = DEFAULT_SIZE;
+        let mut limit = None;
+        let mut inclusive = false;
+        let mut corner = Corner::A1;
+        let mut draw = DEFAULT_DRAW_MOVES;
+        let positive = |key: &str, value: &str| -> Result<u16, ParseError> {
+            value
+                .parse::<u16>()
+                .ok()
+                .filter(|&n| (1..=1000).contains(&n))
+                .ok_or_else(|| {
+                    error(format!(
+                        "{key} must be a whole number from 1 to 1000, not '{value}'"
+                    ))
+                })
+        };
+        for field in text.split_whitespace() {
+            match field.split_once('=') {
+                Some(("size", value)) => {
+                    size = match value {
+                        "8" => 8,
+                        "10" => 10,
+                        other => return Err(error(format!("size must be 8 or 10, not '{other}'"))),
+                    };
+                }
+                Some(("limit", value)) => limit = Some(positive("limit", value)?),
+                Some(("draw", value)) => draw = positive("draw", value)?,
+                Some(("compare", value)) => {
+                    inclusive = match value {
+                        "gt" => false,
+                        "ge" => true,
+                        other => {
+                            return Err(error(format!("compare must be gt or ge, not '{other}'")));
+                        }
+                    };
+                }
+                Some(("corner", value)) => {
+                    corner = match value {
+                        "a1" => Corner::A1,
+                        "h1" | "j1" => Corner::LastFile,
+                        other => {
+                            return Err(error(format!("corner must be a1 or h1, not '{other}'")));
+                        }
+                    };
+                }
+                _ => {
+                    return Err(error(format!(
+                        "unknown field '{field}': expected size=8|10, limit=L, compare=gt|ge, corner=a1|h1, draw=M"
+                    )));
+                }
+            }
+        }
+        let limit = limit.unwrap_or_else(|| default_yard_limit(size));
+        Ok(Halma::new(size, corner, limit, inclusive, draw))
+    }
+
+    fn render(&self, state: &Position) -> String {
+        board_text::render(self, state)
+    }
+
+    fn player_name(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "white",
+            Player::Second => "black",
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Halma's rules as facts: the start's moves counted by hand, jumps, the
+//! yard rule, the win, the draw limit, the notation and its errors, the
+//! reflection, and the generic conformance check on both sizes.
+
+use std::collections::BTreeSet;
+
+use grandmaitre_engine::conformance::check_random_games;
+use grandmaitre_engine::halma::Halma;
+use grandmaitre_engine::{Game, Outcome, Player, Symmetry};
+
+fn play(game: &Halma, moves: &str) -> <Halma as Game>::State {
+    let mut state = game.initial_state();
+    for text in moves.split_whitespace() {
+        let action = game
+            .parse_action(&state, text)
+            .unwrap_or_else(|e| panic!("{e}"));
+        state = game.play(&state, action).expect("legal");
+    }
+    state
+}
+
+fn moves(game: &Halma, state: &<Halma as Game>::State) -> BTreeSet<String> {
+    let mut actions = Vec::new();
+    game.legal_actions(state, &mut actions);
+    actions
+        .iter()
+        .map(|&a| game.format_action(state, a))
+        .collect()
+}
+
+#[test]
+fn the_start_has_the_24_moves_counted_by_hand() {
+    let game = Halma::default();
+    let start = game.initial_state();
+    assert_eq!(
+        game.format_state(&start),
+        "4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 w 0 0"
+    );
+    // The front row steps forward; the pieces behind jump over it, and
+    // a3, b2, c1 also step into the holes diagonally.
+    let expected: BTreeSet<String> = [
+        "a4-a5", "a4-b4", "a4-b5", "b3-b4", "b3-c4", "b3-c3", "c2-c3", "c2-d3", "c2-d2", "d1-d2",
+        "d1-e2", "d1-e1", "a3-b4", "a3-a5", "a3-c3", "b2-c3", "b2-b4", "b2-d2", "a2-c4", "c1-d2",
+        "c1-c3", "c1-e1", "b1-d3", "a1-c3",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(moves(&game, &start), expected);
+    // 10 × 10: 15 pieces a side, 32 moves.
+    let game = Halma::of_size(10);
+    assert_eq!(game.perft(&game.initial_state(), 1), 32);
+}
+
+#[test]
+fn a_jump_path_is_read_by_its_ends_and_written_as_them() {
+    let game = Halma::default();
+    let state = game
+        .parse_state("8/2B2B2/3B4/1BB1B1B1/WB1B1B2/WW6/WWW5/WWWW4 w 12 12")
+        .expect("position");
+    // a4 over b5 to c6, over d6 to e6, over f7 to g8: one move a4-g8.
+    let full = game.parse_action(&state, "a4-c6-e6-g8").expect("a path");
+    let ends = game.parse_action(&state, "a4-g8").expect("the ends");
+    assert_eq!(full, ends);
+    assert_eq!(game.format_action(&state, full), "a4-g8");
+    for (text, reason) in [
+        ("a4-a4", "cannot reach a4"),
+        ("a5-a6", "no White piece on a5"),
+        ("a4-h8", "cannot reach h8"),
+        ("a4", "expected two cells a1 to h8"),
+        ("a4-i9", "expected two cells a1 to h8"),
+        ("pass", "a pass is legal only without a move"),
+    ] {
+        let error = game.parse_action(&state, text).expect_err(text).to_string();
+        assert!(error.contains(reason), "{text}: {error}");
+        assert_eq!(error.lines().count(), 1);
+    }
+}
+
+#[test]
+fn past_the_yard_limit_a_piece_at_home_loses_and_all_pieces_in_the_opposite_yard_win() {
+    // With a limit of 1, White's second move is past it: nine pieces are
+    // still at home, whatever it plays.
+    let game = Halma::with_parameters("size=8 limit=1").expect("rules");
+    let state = play(&game, "d1-e2 e8-d7");
+    assert_eq!(game.outcome(&state), None);
+    let after = play(&game, "d1-e2 e8-d7 e2-f3");
+    assert_eq!(
+        game.outcome(&after),
+        Some(Outcome::Win),
+        "Black to move wins"
+    );
+    // With compare=ge the rule binds from move 1: White's first move loses.
+    let game = Halma::with_parameters("size=8 limit=1 compare=ge").expect("rules");
+    let after = play(&game, "d1-e2");
+    assert_eq!(game.current_player(&after), Player::Second);
+    assert_eq!(game.outcome(&after), Some(Outcome::Win));
+    // White's last piece enters Black's yard: White wins.
+    let game = Halma::default();
+    let state = game
+        .parse_state("4WWWW/5WWW/6WW/8/4B2W/BB6/BBB5/BBBB4 w 40 40")
+        .expect("position");
+    let action = game.parse_action(&state, "h4-h5").expect("move");
+    let after = game.play(&state, action).expect("legal");
+    assert_eq!(
+        game.outcome(&after),
+        Some(Outcome::Loss),
+        "Black to move lost"
+    );
+    assert!(game.render(&after).contains("result: White wins"));
+}
+
+#[test]
+fn the_draw_limit_ends_the_game_after_the_second_players_move() {
+    let game = Halma::with_parameters("size=8 draw=2").expect("rules");
+    let state = play(&game, "d1-e2 e8-d7 e2-f3");
+    assert_eq!(game.outcome(&state), None, "Black has one move left");
+    let state = play(&game, "d1-e2 e8-d7 e2-f3 d7-c6");
+    assert_eq!(game.outcome(&state), Some(Outcome::Draw));
+    assert_eq!(game.perft(&state, 1), 0);
+}
+
+#[test]
+fn positions_round_trip_and_bad_ones_get_one_line_errors() {
+    let game = Halma::default();
+    for text in [
+        "4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 w 0 0",
+        "8/2B2B2/3B4/1BB1B1B1/WB1B1B2/WW6/WWW5/WWWW4 b 13 12 passed",
+    ] {
+        let state = game.parse_state(text).expect(text);
+        assert_eq!(game.format_state(&state), text);
+    }
+    let cases = [
+        (
+            "4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 w 0",
+            "expected 4 or 5 fields",
+        ),
+        ("4BBBB/5BBB/6BB/7B/W7/WW6/WWW5 w 0 0", "expected 8 ranks"),
+        (
+            "4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW5 w 0 0",
+            "rank 1 has 9 cells",
+        ),
+        (
+            "4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWX4 w 0 0",
+            "unexpected 'X'",
+        ),
+        (
+            "4BBBB/5BBB/6BB/8/W7/WW6/WWW5/WWWW4 w 0 0",
+            "Black has 9 pieces, expected 10",
+        ),
+        (
+            "4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 x 0 0",
+            "side to move must be w or b",
+        ),
+        (
+            "4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 w 0 0 later",
+            "the fifth field",
+        ),
+        (
+            "4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 w 201 0",
+            "more than the draw limit",
+        ),
+        (
+            "4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 w 31 30",
+            "would have lost at its move 31",
+        ),
+        (
+            "4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 w x 0",
+            "White's moves must be a whole number",
+        ),
+    ];
+    for (text, reason) in cases {
+        let error = game.parse_state(text).expect_err(text).to_string();
+        assert!(error.contains(reason), "{text}: {error}");
+        assert_eq!(error.lines().count(), 1);
+    }
+    // Black's 31st move left its pieces at home: a finished game, White won.
+    let over = game
+        .parse_state("4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 w 31 31")
+        .expect("a finished game");
+    assert_eq!(game.outcome(&over), Some(Outcome::Win));
+}
+
+#[test]
+fn parameters_round_trip_and_bad_ones_are_refused() {
+    for text in [
+        "size=8 limit=30 compare=gt corner=a1 draw=200",
+        "size=10 limit=50 compare=ge corner=h1 draw=300",
+    ] {
+        let game = Halma::with_parameters(text).expect(text);
+        assert_eq!(game.parameters(), text);
+    }
+    assert_eq!(
+        Halma::with_parameters("size=10")
+            .expect("size")
+            .yard_limit(),
+        50
+    );
+    for (text, reason) in [
+        ("size=9", "size must be 8 or 10"),
+        ("limit=0", "limit must be a whole number from 1 to 1000"),
+        ("compare=eq", "compare must be gt or ge"),
+        ("corner=e5", "corner must be a1 or h1"),
+        ("base=8", "unknown field 'base=8'"),
+    ] {
+        let error = Halma::with_parameters(text).expect_err(text).to_string();
+        assert!(error.contains(reason), "{text}: {error}");
+    }
+}
+
+#[test]
+fn the_reflection_keeps_the_yards_and_maps_moves_onto_moves() {
+    let game = Halma::default();
+    let state = game
+        .parse_state("4BB2/5BB1/6BB/WW2B3/1W2B1B1/1W1B4/WWW5/WW2W3 w 7 7")
+        .expect("position");
+    let mirror = game.transform_state(&state, Symmetry(1));
+    // a4 and b4 (White) go to d1 and d2.
+    assert!(game.format_state(&mirror).ends_with(" w 7 7"));
+    let ours = moves(&game, &mirror);
+    let mut actions = Vec::new();
+    game.legal_actions(&state, &mut actions);
+    let mapped: BTreeSet<String> = actions
+        .iter()
+        .map(|&a| game.format_action(&mirror, game.transform_action(a, Symmetry(1))))
+        .collect();
+    assert_eq!(ours, mapped);
+    assert_eq!(game.transform_state(&mirror, Symmetry(1)), state);
+}
+
+#[test]
+fn random_games_pass_the_conformance_check_on_both_sizes() {
+    for (rules, games) in [
+        ("size=8", 60),
+        ("size=10", 20),
+        ("size=8 corner=h1 limit=10", 60),
+    ] {
+        let game = Halma::with_parameters(rules).expect("rules");
+        let report = check_random_games(&game, games, 5);
+        assert_eq!(report.games, games, "{rules}");
+    }
+}
