@@ -462,9 +462,10 @@ pub struct BenchSearchArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchPerftArgs {
-    /// Length of the move sequences.
-    #[arg(long, default_value_t = 7, allow_negative_numbers = true)]
-    pub depth: u32,
+    /// Length of the move sequences (default: the game's, a count of a
+    /// second or so: Heraldis 7, Havannah 4, Halma 5).
+    #[arg(long, allow_negative_numbers = true)]
+    pub depth: Option<u32>,
     /// Runs to time; the fastest is reported.
     #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
     pub repeat: u32,
@@ -553,12 +554,17 @@ mod tests {
     }
 
     #[test]
-    fn bench_perft_defaults_to_depth_seven() {
+    fn bench_perft_leaves_the_depth_to_the_game_unless_given() {
         let cli = parse(&["bench", "perft"]).expect("valid arguments");
         let Command::Bench(BenchCommand::Perft(args)) = cli.command else {
             panic!("expected bench perft");
         };
-        assert_eq!(args.depth, 7);
+        assert_eq!(args.depth, None);
+        let cli = parse(&["bench", "perft", "--depth", "3"]).expect("valid arguments");
+        let Command::Bench(BenchCommand::Perft(args)) = cli.command else {
+            panic!("expected bench perft");
+        };
+        assert_eq!(args.depth, Some(3));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Player specifications on the command line (`random`,
+//! Player specifications on the command line (`random`, `greedy`,
 //! `rollout:sims=2000`, `alphabeta:depth=4`, `uniform:sims=800`,
 //! `openspiel:sims=1000`, `mcts:sims=800`, `mcts:model=DIR,level=5`), and
 //! the models that guide searches: the game's shipped one, compiled into
@@ -83,6 +83,8 @@ impl ModelChoice {
 pub enum PlayerSpec {
     /// Uniformly random moves.
     Random,
+    /// The game's greedy baseline (Halma: the most advancing move).
+    Greedy,
     /// MCTS with uniform priors and random rollouts.
     Rollout {
         /// Simulations per move.
@@ -95,7 +97,7 @@ pub enum PlayerSpec {
         /// Simulations per move.
         simulations: u32,
     },
-    /// Alpha-beta with the hand-written evaluation (Heraldis).
+    /// Alpha-beta with the game's hand-written evaluation (Heraldis, Halma).
     AlphaBeta {
         /// Depth in plies.
         depth: u32,
@@ -205,7 +207,7 @@ impl PlayerSpec {
             }
         };
         let allowed: &[&str] = match kind {
-            "random" => &[],
+            "random" | "greedy" => &[],
             "rollout" => &["sims", "rollouts"],
             "uniform" => &["sims"],
             "alphabeta" => &["depth"],
@@ -215,7 +217,7 @@ impl PlayerSpec {
                 "forced",
             ],
             other => bail!(
-                "invalid player '{text}': unknown kind '{other}' (expected random, rollout, uniform, alphabeta, openspiel or mcts)"
+                "invalid player '{text}': unknown kind '{other}' (expected random, greedy, rollout, uniform, alphabeta, openspiel or mcts)"
             ),
         };
         if let Some((key, _)) = pairs.iter().find(|(k, _)| !allowed.contains(k)) {
@@ -223,6 +225,7 @@ impl PlayerSpec {
         }
         Ok(match kind {
             "random" => PlayerSpec::Random,
+            "greedy" => PlayerSpec::Greedy,
             "rollout" => PlayerSpec::Rollout {
                 simulations: number("sims", 1000)?,
                 rollouts: number("rollouts", 1)?,
@@ -380,6 +383,10 @@ impl PreparedPlayer {
             PlayerSpec::AlphaBeta { depth } => match G::alphabeta(depth, seed) {
                 Some(agent) => agent,
                 None => bail!("alphabeta is not available for {}", G::NAME),
+            },
+            PlayerSpec::Greedy => match G::greedy(seed) {
+                Some(agent) => agent,
+                None => bail!("greedy is not available for {}", G::NAME),
             },
         })
     }

@@ -11,6 +11,7 @@
 
 use anyhow::Result;
 use grandmaitre_engine::agent::Agent;
+use grandmaitre_engine::halma::{self, Halma};
 use grandmaitre_engine::havannah::{self, Havannah};
 use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;
 use grandmaitre_engine::heraldis::{self, Heraldis, Layout};
@@ -62,6 +63,10 @@ pub trait Registered: Game + 'static {
     /// specs this game can play).
     const ANCHORS: &'static [&'static str];
 
+    /// The depth `bench perft` counts to by default: a second or so from
+    /// the start.
+    const PERFT_BENCH_DEPTH: u32;
+
     /// The game under the rules `text` names (`--rules`).
     fn with_rules(text: &str) -> Result<Self>;
 
@@ -73,6 +78,11 @@ pub trait Registered: Game + 'static {
 
     /// The game's alpha-beta baseline at `depth`, if it has one.
     fn alphabeta(_depth: u32, _seed: u64) -> Option<Box<dyn Agent<Self>>> {
+        None
+    }
+
+    /// The game's greedy baseline, if it has one.
+    fn greedy(_seed: u64) -> Option<Box<dyn Agent<Self>>> {
         None
     }
 
@@ -94,6 +104,7 @@ impl Registered for Heraldis {
         weights: include_bytes!("../checkpoints/heraldis/weights.bpk"),
     });
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=4", "rollout:sims=10000"];
+    const PERFT_BENCH_DEPTH: u32 = 7;
 
     fn with_rules(text: &str) -> Result<Self> {
         Ok(if text.contains('|') {
@@ -138,6 +149,7 @@ impl Registered for Havannah {
         weights: include_bytes!("../checkpoints/havannah/weights.bpk"),
     });
     const ANCHORS: &'static [&'static str] = &["rollout:sims=1000"];
+    const PERFT_BENCH_DEPTH: u32 = 4;
 
     fn with_rules(text: &str) -> Result<Self> {
         Ok(Havannah::with_parameters(text)?)
@@ -164,6 +176,48 @@ impl Registered for Havannah {
             planes: havannah::PLANE_NAMES.to_vec(),
             actions: format!(
                 "the action of a cell is its offset, y × {side} + x (OpenSpiel's ids); with swap, the second player takes over the first stone by playing on its cell"
+            ),
+            modules: &[],
+        }
+    }
+}
+
+impl Registered for Halma {
+    const NAME: &'static str = "halma";
+    const RULES_HELP: &'static str = "halma: `size=8|10 limit=L compare=gt|ge corner=a1|h1 draw=M` (default size 8; limit 30 on 8 × 8, 50 on 10 × 10; gt; a1; 200), any of them may be left out";
+    const SHIPPED: Option<ShippedModel> = None;
+    const ANCHORS: &'static [&'static str] = &["alphabeta:depth=3", "greedy"];
+    const PERFT_BENCH_DEPTH: u32 = 5;
+
+    fn with_rules(text: &str) -> Result<Self> {
+        Ok(Halma::with_parameters(text)?)
+    }
+
+    fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(halma::baselines::AlphaBetaAgent::new(depth, seed)))
+    }
+
+    fn greedy(seed: u64) -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(halma::baselines::GreedyAgent::new(seed)))
+    }
+
+    fn export_notes(&self) -> ExportNotes {
+        let size = self.size();
+        let cells = size * size;
+        ExportNotes {
+            rules: self.parameters(),
+            fields: vec![
+                ("size", size.into()),
+                ("yard_limit", self.yard_limit().into()),
+                ("draw_moves", self.draw_moves().into()),
+            ],
+            cell_index: format!(
+                "{size} × (rank − 1) + file: a1 = 0, b1 = 1, …; planes are plane-major, each {cells} values"
+            ),
+            planes: halma::PLANE_NAMES.to_vec(),
+            actions: format!(
+                "a move from cell f to cell t is f × {cells} + t (cells numbered as the planes); {pass} is pass",
+                pass = cells * cells
             ),
             modules: &[],
         }
@@ -210,7 +264,7 @@ macro_rules! registry {
     };
 }
 
-registry!(Heraldis, Havannah);
+registry!(Heraldis, Havannah, Halma);
 
 /// The help of `--rules`: each game's parameters.
 pub fn rules_help() -> String {
@@ -278,7 +332,7 @@ mod tests {
         let error = dispatch("chess", None, Check).expect_err("unknown");
         assert_eq!(
             error.to_string(),
-            "unknown game 'chess': expected heraldis, havannah"
+            "unknown game 'chess': expected heraldis, havannah, halma"
         );
     }
 }

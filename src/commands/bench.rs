@@ -10,27 +10,28 @@ use crate::registry::Registered;
 
 /// Times perft on one thread.
 pub struct PerftBench {
-    /// Length of the move sequences.
-    pub depth: u32,
+    /// Length of the move sequences (the game's default without).
+    pub depth: Option<u32>,
     /// Runs to time; the fastest is reported.
     pub repeat: u32,
 }
 
 impl PositionTask for PerftBench {
     fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+        let depth = self.depth.unwrap_or(G::PERFT_BENCH_DEPTH);
         let mut best = f64::INFINITY;
         let mut count = 0;
         for run in 1..=self.repeat {
             let start = Instant::now();
-            count = game.perft(&state, self.depth);
+            count = game.perft(&state, depth);
             let seconds = start.elapsed().as_secs_f64();
-            println!("run {run}: perft {} {count} in {seconds:.3} s", self.depth);
+            println!("run {run}: perft {depth} {count} in {seconds:.3} s");
             best = best.min(seconds);
         }
         println!(
             "{}: perft {} {count}, best of {} runs {best:.3} s on one thread ({:.1} M leaves counted/s)",
             game.spec().name,
-            self.depth,
+            depth,
             self.repeat,
             count as f64 / best / 1e6
         );

@@ -1,0 +1,134 @@
+//! Halma through the installed program: perft with rules and moves, the
+//! drawing, its baselines in the arena, and one-line errors (Halma has no
+//! shipped model yet: what needs a network says so).
+
+use assert_cmd::Command;
+
+/// The program, started outside the checkout.
+fn grandmaitre(directory: &std::path::Path) -> Command {
+    let mut command = Command::cargo_bin("grandmaitre").expect("the binary is built");
+    command.current_dir(directory);
+    command
+}
+
+fn stdout(directory: &std::path::Path, args: &[&str]) -> String {
+    let output = grandmaitre(directory).args(args).output().expect("runs");
+    assert!(
+        output.status.success(),
+        "grandmaitre {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("utf-8")
+}
+
+fn one_line_error(directory: &std::path::Path, args: &[&str]) -> String {
+    let output = grandmaitre(directory).args(args).output().expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "grandmaitre {}",
+        args.join(" ")
+    );
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    stderr
+}
+
+#[test]
+fn perft_and_show_take_the_size_and_moves() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let here = directory.path();
+    // The fixtures' counts (engine/tests/fixtures/halma.perft).
+    assert_eq!(
+        stdout(here, &["perft", "--game", "halma", "--depth", "3"]).trim(),
+        "perft 3 20050"
+    );
+    assert_eq!(
+        stdout(
+            here,
+            &[
+                "perft", "--game", "halma", "--rules", "size=10", "--depth", "2"
+            ]
+        )
+        .trim(),
+        "perft 2 1024"
+    );
+    let after = stdout(
+        here,
+        &[
+            "perft",
+            "--game",
+            "halma",
+            "--rules",
+            "size=10",
+            "--moves",
+            "a5-b6 j6-i5",
+            "--depth",
+            "1",
+        ],
+    );
+    assert!(after.starts_with("perft 1 "), "{after}");
+    let board = stdout(here, &["show", "--game", "halma", "--moves", "a2-c4"]);
+    assert!(
+        board.contains("position: 4BBBB/5BBB/6BB/7B/W1W5/WW6/1WW5/WWWW4 b 1 0"),
+        "{board}"
+    );
+    assert!(board.contains("legal moves (24)"), "{board}");
+}
+
+#[test]
+fn alpha_beta_beats_the_greedy_player() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let report = stdout(
+        directory.path(),
+        &[
+            "arena",
+            "--game",
+            "halma",
+            "--a",
+            "alphabeta:depth=3",
+            "--b",
+            "greedy",
+            "--games",
+            "4",
+            "--json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_str(report.trim()).expect("JSON");
+    assert_eq!(report["games"], 4);
+    assert!(report["score"].as_f64().expect("score") >= 0.75, "{report}");
+}
+
+#[test]
+fn bad_input_and_a_missing_model_get_one_line_errors() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let here = directory.path();
+    for (args, expected) in [
+        (
+            vec![
+                "perft", "--game", "halma", "--rules", "size=9", "--depth", "1",
+            ],
+            "size must be 8 or 10",
+        ),
+        (
+            vec![
+                "perft", "--game", "halma", "--moves", "a1-a2", "--depth", "1",
+            ],
+            "cannot reach a2",
+        ),
+        (
+            vec!["advise", "--game", "halma"],
+            "halma has no shipped model: pass --model DIR",
+        ),
+        (
+            vec![
+                "arena", "--game", "heraldis", "--a", "greedy", "--b", "random",
+            ],
+            "greedy is not available for heraldis",
+        ),
+    ] {
+        let stderr = one_line_error(here, &args);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
