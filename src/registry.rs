@@ -120,7 +120,7 @@ impl Registered for Heraldis {
     }
 
     fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>> {
-        Some(Box::new(AlphaBetaAgent::new(depth, seed)))
+        Some(Box::new(AlphaBetaAgent::heraldis(depth, seed)))
     }
 
     fn export_notes(&self) -> ExportNotes {
@@ -194,7 +194,9 @@ impl Registered for Halma {
     }
 
     fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>> {
-        Some(Box::new(halma::baselines::AlphaBetaAgent::new(depth, seed)))
+        Some(Box::new(halma::baselines::AlphaBetaAgent::halma(
+            depth, seed,
+        )))
     }
 
     fn greedy(seed: u64) -> Option<Box<dyn Agent<Self>>> {

@@ -361,6 +361,27 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
     }
 }
 
+/// Writes one rank of a FEN-like board notation: each piece's letter, and
+/// each run of empty cells (`None`) as its length.
+pub fn write_rank(text: &mut String, cells: impl IntoIterator<Item = Option<char>>) {
+    let mut empty = 0;
+    for cell in cells {
+        match cell {
+            None => empty += 1,
+            Some(letter) => {
+                if empty > 0 {
+                    text.push_str(&empty.to_string());
+                    empty = 0;
+                }
+                text.push(letter);
+            }
+        }
+    }
+    if empty > 0 {
+        text.push_str(&empty.to_string());
+    }
+}
+
 /// Counts the move sequences of length `depth` by listing and making every
 /// move down to the last ply: the reference that faster game-specific counts
 /// are checked against.

@@ -7,6 +7,7 @@
 //! playing strengths every game is offered at.
 
 pub mod agent;
+pub mod alphabeta;
 pub mod arena;
 pub mod conformance;
 pub mod files;

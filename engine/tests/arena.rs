@@ -33,7 +33,7 @@ fn each_opening_is_played_twice_with_colours_swapped() {
     };
     let (stats, records) = play_match(
         |_| game.clone(),
-        |seed| Box::new(AlphaBetaAgent::new(2, seed)) as Box<dyn Agent<Heraldis>>,
+        |seed| Box::new(AlphaBetaAgent::heraldis(2, seed)) as Box<dyn Agent<Heraldis>>,
         |seed| Box::new(RandomAgent::new(seed)) as Box<dyn Agent<Heraldis>>,
         &config,
         |_, _| {},

@@ -181,7 +181,7 @@ mod alphabeta {
     fn choice(position: &str, depth: u32) -> String {
         let game = Heraldis::default();
         let state = game.parse_state(position).expect("position");
-        let action = AlphaBetaAgent::new(depth, 1).select(&game, &state);
+        let action = AlphaBetaAgent::heraldis(depth, 1).select(&game, &state);
         game.format_action(&state, action)
     }
 

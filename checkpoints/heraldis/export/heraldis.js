@@ -1057,6 +1057,11 @@ export class GrandMaitre {
     return result;
   }
 
+  /** Forgets the network outputs kept from earlier searches. */
+  forget() {
+    this.cache.clear();
+  }
+
   /**
    * The network as the search's evaluator: policy logits and the
    * win/draw/loss for the side to move, one network call for the positions

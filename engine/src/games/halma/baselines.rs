@@ -18,10 +18,8 @@ use rand::{Rng, SeedableRng};
 use super::board::cells_of;
 use super::{Halma, Position, Status};
 use crate::agent::Agent;
-use crate::game::{Action, Game, Outcome, Player};
-
-/// Score of a won game at the root; wins sooner score higher.
-const WIN: i32 = 1_000_000;
+use crate::alphabeta::{AlphaBeta, Evaluation};
+use crate::game::{Action, Game, Player};
 
 /// How much nearer to `mover`'s goal corner the move brings its piece.
 fn advance(game: &Halma, mover: Player, action: Action) -> i32 {
@@ -85,29 +83,24 @@ impl Agent<Halma> for GreedyAgent {
     }
 }
 
-/// Alpha-beta to a fixed depth in plies, on the distance evaluation.
-#[derive(Debug)]
-pub struct AlphaBetaAgent {
-    depth: u32,
-    rng: SmallRng,
-    /// Nodes visited by the last search.
-    pub nodes: u64,
-}
+/// Alpha-beta on the distance evaluation.
+pub type AlphaBetaAgent = AlphaBeta<DistanceEvaluation>;
 
 impl AlphaBetaAgent {
     /// A searcher of `depth` plies (at least 1); `seed` breaks ties between
     /// equally scored root moves.
-    pub fn new(depth: u32, seed: u64) -> AlphaBetaAgent {
-        AlphaBetaAgent {
-            depth: depth.max(1),
-            rng: SmallRng::seed_from_u64(seed),
-            nodes: 0,
-        }
+    pub fn halma(depth: u32, seed: u64) -> AlphaBetaAgent {
+        AlphaBeta::new(depth, seed, DistanceEvaluation)
     }
+}
 
-    /// The distance evaluation from the side to move: the opponent's total
-    /// distance to its goal corner less one's own.
-    pub fn evaluate(game: &Halma, state: &Position) -> i32 {
+/// The classic distance evaluation, moves ordered by advance.
+#[derive(Clone, Copy, Debug)]
+pub struct DistanceEvaluation;
+
+impl Evaluation<Halma> for DistanceEvaluation {
+    /// The opponent's total distance to its goal corner less one's own.
+    fn evaluate(&self, game: &Halma, state: &Position) -> i32 {
         let board = game.board();
         let total = |player: Player| -> i32 {
             let goal = board.goal_corner(player);
@@ -119,73 +112,11 @@ impl AlphaBetaAgent {
     }
 
     /// Legal moves, the most advancing first.
-    fn ordered_moves(game: &Halma, state: &Position) -> Vec<Action> {
+    fn ordered_moves(&self, game: &Halma, state: &Position) -> Vec<Action> {
         let mut actions = Vec::new();
         game.legal_actions(state, &mut actions);
         actions.sort_by_key(|&a| -advance(game, state.side, a));
         actions
-    }
-
-    /// The score of every legal move at the root, for the side to move.
-    pub fn score_moves(&mut self, game: &Halma, state: &Position) -> Vec<(Action, i32)> {
-        self.nodes = 0;
-        let mut alpha = -WIN - 1;
-        let mut scored = Vec::new();
-        for action in Self::ordered_moves(game, state) {
-            let mut next = *state;
-            game.apply_unchecked(&mut next, action);
-            // A window one below alpha keeps equal scores exact for ties.
-            let score = -self.negamax(game, &next, self.depth - 1, 1, -WIN - 1, -(alpha - 1));
-            alpha = alpha.max(score);
-            scored.push((action, score));
-        }
-        scored
-    }
-
-    fn negamax(
-        &mut self,
-        game: &Halma,
-        state: &Position,
-        depth: u32,
-        ply: i32,
-        mut alpha: i32,
-        beta: i32,
-    ) -> i32 {
-        self.nodes += 1;
-        match game.outcome(state) {
-            Some(Outcome::Win) => return WIN - ply,
-            Some(Outcome::Loss) => return -WIN + ply,
-            Some(Outcome::Draw) => return 0,
-            None => {}
-        }
-        if depth == 0 {
-            return Self::evaluate(game, state);
-        }
-        let mut best = -WIN - 1;
-        for action in Self::ordered_moves(game, state) {
-            let mut next = *state;
-            game.apply_unchecked(&mut next, action);
-            let score = -self.negamax(game, &next, depth - 1, ply + 1, -beta, -alpha);
-            best = best.max(score);
-            alpha = alpha.max(score);
-            if alpha >= beta {
-                break;
-            }
-        }
-        best
-    }
-}
-
-impl Agent<Halma> for AlphaBetaAgent {
-    fn select(&mut self, game: &Halma, state: &Position) -> Action {
-        let scored = self.score_moves(game, state);
-        let best = scored.iter().map(|&(_, s)| s).max().expect("a legal move");
-        let ties: Vec<Action> = scored
-            .iter()
-            .filter(|&&(_, s)| s == best)
-            .map(|&(a, _)| a)
-            .collect();
-        ties[self.rng.random_range(0..ties.len())]
     }
 }
 
@@ -227,13 +158,13 @@ mod tests {
         let state = game
             .parse_state("4WWWW/5WWW/6WW/8/4B2W/BB6/BBB5/BBBB4 w 40 40")
             .expect("position");
-        let action = AlphaBetaAgent::new(2, 1).select(&game, &state);
+        let action = AlphaBetaAgent::halma(2, 1).select(&game, &state);
         assert_eq!(game.format_action(&state, action), "h4-h5");
         // Move 31 with d1 still at home: only d1-e1 does not lose.
         let state = game
             .parse_state("4BBBB/1B1B4/B7/8/3WWWW1/2WWWB2/3WW2B/3W3B w 30 30")
             .expect("position");
-        let action = AlphaBetaAgent::new(1, 1).select(&game, &state);
+        let action = AlphaBetaAgent::halma(1, 1).select(&game, &state);
         assert_eq!(game.format_action(&state, action), "d1-e1");
     }
 }

@@ -6,7 +6,7 @@
 //! 8 × 8 start is `4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 w 0 0`.
 
 use super::board::{Board, Cells};
-use crate::game::Player;
+use crate::game::{Player, write_rank};
 
 /// Whether the game goes on, and how it ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,26 +65,17 @@ impl Position {
         let mut ranks = Vec::with_capacity(n);
         for y in (0..n).rev() {
             let mut rank = String::new();
-            let mut empty = 0;
-            for x in 0..n {
+            let cells = (0..n).map(|x| {
                 let bit = 1 << board.cell_at(x, y);
-                let letter = if self.pieces[0] & bit != 0 {
-                    'W'
+                if self.pieces[0] & bit != 0 {
+                    Some('W')
                 } else if self.pieces[1] & bit != 0 {
-                    'B'
+                    Some('B')
                 } else {
-                    empty += 1;
-                    continue;
-                };
-                if empty > 0 {
-                    rank.push_str(&empty.to_string());
-                    empty = 0;
+                    None
                 }
-                rank.push(letter);
-            }
-            if empty > 0 {
-                rank.push_str(&empty.to_string());
-            }
+            });
+            write_rank(&mut rank, cells);
             ranks.push(rank);
         }
         format!(

@@ -9,7 +9,7 @@
 
 use super::bitboard::Bitboard;
 use super::board::Board;
-use crate::game::Player;
+use crate::game::{Player, write_rank};
 
 /// Whether the game goes on, and how it ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -98,28 +98,17 @@ impl Position {
             if y > 0 {
                 text.push('/');
             }
-            let mut empty = 0;
-            for x in 0..board.diameter() {
-                let Some(bit) = board.bit_at(x, y) else {
-                    continue;
-                };
-                let stone = if self.stones[0].contains(bit) {
-                    'W'
+            let cells = (0..board.diameter()).filter_map(|x| {
+                let bit = board.bit_at(x, y)?;
+                Some(if self.stones[0].contains(bit) {
+                    Some('W')
                 } else if self.stones[1].contains(bit) {
-                    'B'
+                    Some('B')
                 } else {
-                    empty += 1;
-                    continue;
-                };
-                if empty > 0 {
-                    text.push_str(&empty.to_string());
-                    empty = 0;
-                }
-                text.push(stone);
-            }
-            if empty > 0 {
-                text.push_str(&empty.to_string());
-            }
+                    None
+                })
+            });
+            write_rank(&mut text, cells);
         }
         text.push(' ');
         text.push(side_letter(self.side_to_move()));

@@ -11,87 +11,38 @@
 //! - each House symbol owned: 2;
 //! - each own piece on a House: 3.
 
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
-
 use super::board::{self, Bitboard, completing_cells};
 use super::{Heraldis, PASS, Position};
-use crate::agent::Agent;
-use crate::game::{Action, Game, Outcome, Player};
+use crate::alphabeta::{AlphaBeta, Evaluation};
+use crate::game::{Action, Player};
 
-/// Score of a won game at the root; wins sooner score higher.
-const WIN: i32 = 100_000;
-
-/// Alpha-beta to a fixed depth in plies.
-#[derive(Debug)]
-pub struct AlphaBetaAgent {
-    depth: u32,
-    rng: SmallRng,
-    lines: Vec<Bitboard>,
-    /// Nodes visited by the last search.
-    pub nodes: u64,
-}
+/// Alpha-beta on the Heraldis evaluation.
+pub type AlphaBetaAgent = AlphaBeta<HeraldisEvaluation>;
 
 impl AlphaBetaAgent {
     /// A searcher of `depth` plies (at least 1); `seed` breaks ties between
     /// equally scored root moves.
-    pub fn new(depth: u32, seed: u64) -> AlphaBetaAgent {
-        AlphaBetaAgent {
-            depth: depth.max(1),
-            rng: SmallRng::seed_from_u64(seed),
-            lines: board::lines(),
-            nodes: 0,
-        }
+    pub fn heraldis(depth: u32, seed: u64) -> AlphaBetaAgent {
+        AlphaBeta::new(
+            depth,
+            seed,
+            HeraldisEvaluation {
+                lines: board::lines(),
+            },
+        )
     }
+}
 
-    /// The score of every legal move at the root, for the side to move.
-    pub fn score_moves(&mut self, game: &Heraldis, state: &Position) -> Vec<(Action, i32)> {
-        self.nodes = 0;
-        let moves = self.ordered_moves(game, state);
-        let mut scored = Vec::with_capacity(moves.len());
-        let mut alpha = -WIN - 1;
-        for action in moves {
-            let mut next = *state;
-            game.apply_unchecked(&mut next, action);
-            // A window one below alpha keeps equal scores exact for ties.
-            let score = -self.negamax(game, &next, self.depth - 1, 1, -WIN - 1, -(alpha - 1));
-            alpha = alpha.max(score);
-            scored.push((action, score));
-        }
-        scored
-    }
+/// The evaluation in the module header, with its move ordering.
+#[derive(Debug)]
+pub struct HeraldisEvaluation {
+    lines: Vec<Bitboard>,
+}
 
-    fn negamax(
-        &mut self,
-        game: &Heraldis,
-        state: &Position,
-        depth: u32,
-        ply: i32,
-        mut alpha: i32,
-        beta: i32,
-    ) -> i32 {
-        self.nodes += 1;
-        match game.outcome(state) {
-            Some(Outcome::Loss) => return -WIN + ply,
-            Some(Outcome::Win) => return WIN - ply,
-            Some(Outcome::Draw) => return 0,
-            None => {}
-        }
-        if depth == 0 {
-            return self.evaluate(game, state);
-        }
-        let mut best = -WIN - 1;
-        for action in self.ordered_moves(game, state) {
-            let mut next = *state;
-            game.apply_unchecked(&mut next, action);
-            let score = -self.negamax(game, &next, depth - 1, ply + 1, -beta, -alpha);
-            best = best.max(score);
-            alpha = alpha.max(score);
-            if alpha >= beta {
-                break;
-            }
-        }
-        best
+impl Evaluation<Heraldis> for HeraldisEvaluation {
+    fn evaluate(&self, game: &Heraldis, state: &Position) -> i32 {
+        let side = state.side_to_move();
+        self.colour_score(game, state, side) - self.colour_score(game, state, side.opponent())
     }
 
     /// Winning moves first, then captures, then placements.
@@ -117,13 +68,9 @@ impl AlphaBetaAgent {
         }
         moves
     }
+}
 
-    /// The evaluation in the module header.
-    pub fn evaluate(&self, game: &Heraldis, state: &Position) -> i32 {
-        let side = state.side_to_move();
-        self.colour_score(game, state, side) - self.colour_score(game, state, side.opponent())
-    }
-
+impl HeraldisEvaluation {
     fn colour_score(&self, game: &Heraldis, state: &Position, player: Player) -> i32 {
         const LINE_VALUE: [i32; 5] = [0, 2, 8, 32, 128];
         let mine = state.pieces(player);
@@ -147,18 +94,5 @@ impl AlphaBetaAgent {
             .count() as i32;
         let house_pieces = (mine & houses).count_ones() as i32;
         score + 3 * captures + 2 * owned + 3 * house_pieces
-    }
-}
-
-impl Agent<Heraldis> for AlphaBetaAgent {
-    fn select(&mut self, game: &Heraldis, state: &Position) -> Action {
-        let scored = self.score_moves(game, state);
-        let best = scored.iter().map(|&(_, s)| s).max().expect("a legal move");
-        let ties: Vec<Action> = scored
-            .iter()
-            .filter(|&&(_, s)| s == best)
-            .map(|&(a, _)| a)
-            .collect();
-        ties[self.rng.random_range(0..ties.len())]
     }
 }

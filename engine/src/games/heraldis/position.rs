@@ -6,7 +6,7 @@
 //! `5/5/5/5/5 l - 0`.
 
 use super::board::{self, Bitboard, CELLS, SIZE, bit, cell_at};
-use crate::game::Player;
+use crate::game::{Player, write_rank};
 
 /// Pieces each player owns, on the board and in reserve together.
 pub const PIECES_PER_PLAYER: u32 = 13;
@@ -120,30 +120,17 @@ impl Position {
     pub fn to_notation(&self) -> String {
         let mut text = String::new();
         for rank in (0..SIZE).rev() {
-            let mut empty = 0;
-            for file in 0..SIZE {
+            let cells = (0..SIZE).map(|file| {
                 let cell = bit(cell_at(file, rank));
-                let piece = if self.pieces[0] & cell != 0 {
+                if self.pieces[0] & cell != 0 {
                     Some('L')
                 } else if self.pieces[1] & cell != 0 {
                     Some('D')
                 } else {
                     None
-                };
-                match piece {
-                    Some(letter) => {
-                        if empty > 0 {
-                            text.push(char::from(b'0' + empty));
-                            empty = 0;
-                        }
-                        text.push(letter);
-                    }
-                    None => empty += 1,
                 }
-            }
-            if empty > 0 {
-                text.push(char::from(b'0' + empty));
-            }
+            });
+            write_rank(&mut text, cells);
             if rank > 0 {
                 text.push('/');
             }

@@ -1,0 +1,124 @@
+//! Fixed-depth alpha-beta (negamax) for any game, on a game's hand-written
+//! evaluation and move ordering: the anchors that measure the Grand Maître
+//! without any learning (Heraldis's lines, Halma's distances).
+//!
+//! Finished games score ±[`WIN`] less the plies to reach them (a sooner
+//! win scores higher), draws 0; at the depth limit the evaluation speaks.
+//! Root moves are scored with a window one below the best so far, so that
+//! equal scores stay exact and ties are broken at random by the seed.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::agent::Agent;
+use crate::game::{Action, Game, Outcome};
+
+/// Score of a won game at the root, far above any evaluation.
+pub const WIN: i32 = 1_000_000;
+
+/// A game's evaluation for alpha-beta.
+pub trait Evaluation<G: Game>: Send {
+    /// The worth of `state` for the side to move (positive is good), far
+    /// below [`WIN`] in size.
+    fn evaluate(&self, game: &G, state: &G::State) -> i32;
+
+    /// The legal moves of `state`, the most promising first (good ordering
+    /// makes the cut-offs).
+    fn ordered_moves(&self, game: &G, state: &G::State) -> Vec<Action>;
+}
+
+/// Alpha-beta to a fixed depth in plies on the evaluation `E`.
+#[derive(Debug)]
+pub struct AlphaBeta<E> {
+    depth: u32,
+    rng: SmallRng,
+    evaluation: E,
+    /// Nodes visited by the last search.
+    pub nodes: u64,
+}
+
+impl<E> AlphaBeta<E> {
+    /// A searcher of `depth` plies (at least 1) on `evaluation`; `seed`
+    /// breaks ties between equally scored root moves.
+    pub fn new(depth: u32, seed: u64, evaluation: E) -> AlphaBeta<E> {
+        AlphaBeta {
+            depth: depth.max(1),
+            rng: SmallRng::seed_from_u64(seed),
+            evaluation,
+            nodes: 0,
+        }
+    }
+
+    /// The evaluation.
+    pub fn evaluation(&self) -> &E {
+        &self.evaluation
+    }
+
+    /// The score of every legal move at the root, for the side to move, in
+    /// the evaluation's order.
+    pub fn score_moves<G: Game>(&mut self, game: &G, state: &G::State) -> Vec<(Action, i32)>
+    where
+        E: Evaluation<G>,
+    {
+        self.nodes = 0;
+        let mut alpha = -WIN - 1;
+        let mut scored = Vec::new();
+        for action in self.evaluation.ordered_moves(game, state) {
+            let mut next = state.clone();
+            game.apply_unchecked(&mut next, action);
+            let score = -self.negamax(game, &next, self.depth - 1, 1, -WIN - 1, -(alpha - 1));
+            alpha = alpha.max(score);
+            scored.push((action, score));
+        }
+        scored
+    }
+
+    fn negamax<G: Game>(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        depth: u32,
+        ply: i32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32
+    where
+        E: Evaluation<G>,
+    {
+        self.nodes += 1;
+        match game.outcome(state) {
+            Some(Outcome::Win) => return WIN - ply,
+            Some(Outcome::Loss) => return -WIN + ply,
+            Some(Outcome::Draw) => return 0,
+            None => {}
+        }
+        if depth == 0 {
+            return self.evaluation.evaluate(game, state);
+        }
+        let mut best = -WIN - 1;
+        for action in self.evaluation.ordered_moves(game, state) {
+            let mut next = state.clone();
+            game.apply_unchecked(&mut next, action);
+            let score = -self.negamax(game, &next, depth - 1, ply + 1, -beta, -alpha);
+            best = best.max(score);
+            alpha = alpha.max(score);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+}
+
+impl<G: Game, E: Evaluation<G>> Agent<G> for AlphaBeta<E> {
+    fn select(&mut self, game: &G, state: &G::State) -> Action {
+        let scored = self.score_moves(game, state);
+        let best = scored.iter().map(|&(_, s)| s).max().expect("a legal move");
+        let ties: Vec<Action> = scored
+            .iter()
+            .filter(|&&(_, s)| s == best)
+            .map(|&(a, _)| a)
+            .collect();
+        ties[self.rng.random_range(0..ties.len())]
+    }
+}
