@@ -361,6 +361,30 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
     }
 }
 
+/// The name of grid cell (x, y), both from 0: the file letter, then the
+/// rank from 1 (`e3`).
+pub fn grid_cell_name(x: usize, y: usize) -> String {
+    format!("{}{}", char::from(b'a' + x as u8), y + 1)
+}
+
+/// The (x, y) a cell name stands for (`a1` is (0, 0)), before any check
+/// that it lies on a game's board: a lowercase file letter and a rank from
+/// 1 without leading zeros.
+pub fn parse_grid_cell(text: &str) -> Option<(usize, usize)> {
+    let mut chars = text.chars();
+    let letter = chars.next()?;
+    let digits = chars.as_str();
+    if !letter.is_ascii_lowercase()
+        || digits.is_empty()
+        || digits.starts_with('0')
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let y = digits.parse::<usize>().ok()?.checked_sub(1)?;
+    Some((usize::from(letter as u8 - b'a'), y))
+}
+
 /// Writes one rank of a FEN-like board notation: each piece's letter, and
 /// each run of empty cells (`None`) as its length.
 pub fn write_rank(text: &mut String, cells: impl IntoIterator<Item = Option<char>>) {

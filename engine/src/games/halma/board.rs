@@ -4,7 +4,7 @@
 //! eight directions with the masks that keep a shift on the board, cell
 //! names and the diagonal reflection that maps each yard onto itself.
 
-use crate::game::Player;
+use crate::game::{Player, grid_cell_name, parse_grid_cell};
 
 /// A set of cells, bit `x + N · y` for cell (x, y).
 pub type Cells = u128;
@@ -176,24 +176,13 @@ impl Board {
     /// The name of `cell`: its file letter, then its rank from 1 (`e3`).
     pub fn cell_name(&self, cell: usize) -> String {
         let (x, y) = self.coordinates(cell);
-        format!("{}{}", char::from(b'a' + x as u8), y + 1)
+        grid_cell_name(x, y)
     }
 
     /// The cell a name stands for, if it is on the board.
     pub fn parse_cell(&self, text: &str) -> Option<usize> {
-        let mut chars = text.chars();
-        let file = chars.next()?;
-        let rank = chars.as_str();
-        if !file.is_ascii_lowercase()
-            || rank.is_empty()
-            || !rank.bytes().all(|b| b.is_ascii_digit())
-        {
-            return None;
-        }
-        let x = usize::from(file as u8 - b'a');
-        let y: usize = rank.parse().ok()?;
-        (x < self.size && (1..=self.size).contains(&y) && !rank.starts_with('0'))
-            .then(|| self.cell_at(x, y - 1))
+        let (x, y) = parse_grid_cell(text)?;
+        (x < self.size && y < self.size).then(|| self.cell_at(x, y))
     }
 
     /// The last file's letter (`h` or `j`).

@@ -8,6 +8,7 @@
 //! `y + 1` (`h8` is the centre of base 8).
 
 use super::bitboard::{BITS, Bitboard};
+use crate::game::{grid_cell_name, parse_grid_cell};
 
 /// Smallest supported base.
 pub const MIN_BASE: usize = 2;
@@ -245,23 +246,12 @@ impl Board {
     /// The name of action id `action`: `a1`, `h8`, …
     pub fn cell_name(&self, action: usize) -> String {
         let (x, y) = self.coordinates(action);
-        format!("{}{}", char::from(b'a' + x as u8), y + 1)
+        grid_cell_name(x, y)
     }
 
     /// The action id of a cell name, if it names a cell of the hexagon.
     pub fn parse_cell(&self, name: &str) -> Option<usize> {
-        let mut chars = name.chars();
-        let letter = chars.next()?;
-        let digits = chars.as_str();
-        if !letter.is_ascii_lowercase()
-            || digits.is_empty()
-            || digits.starts_with('0')
-            || !digits.bytes().all(|b| b.is_ascii_digit())
-        {
-            return None;
-        }
-        let x = usize::from(letter as u8 - b'a');
-        let y = digits.parse::<usize>().ok()?.checked_sub(1)?;
+        let (x, y) = parse_grid_cell(name)?;
         let bit = self.bit_at(x, y)?;
         Some(self.action_of_bit(bit))
     }
