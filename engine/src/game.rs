@@ -106,11 +106,12 @@ pub enum Forcing {
 pub struct GameSpec {
     /// Short lowercase name, as accepted by `--game`.
     pub name: &'static str,
-    /// Number of actions, which is the size of the policy head. Actions
-    /// below height × width are the grid's cells, at their offset within a
-    /// plane (row-major), as far as the game's actions are cells; others
-    /// come after them.
+    /// Number of actions, which is the size of the policy head. The first
+    /// actions follow the board as `action_layout` says; others come after
+    /// them.
     pub action_count: usize,
+    /// How the first actions map onto the grid's cells.
+    pub action_layout: ActionLayout,
     /// Shape of the encoded position: planes, height, width.
     pub observation_shape: [usize; 3],
     /// The input plane that is 1 on the board's cells and 0 on grid cells
@@ -124,7 +125,30 @@ pub struct GameSpec {
     pub symmetry_count: usize,
 }
 
+/// How a game's first actions map onto the grid's cells (a cell is its
+/// offset within a plane, row-major), for networks whose policy follows the
+/// board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionLayout {
+    /// Actions below height × width are the cells, as far as the game's
+    /// actions are cells (a placement game).
+    Cells,
+    /// Actions below cells² are moves from one cell to another, action
+    /// `from · cells + to` (a game of moving pieces).
+    CellPairs,
+}
+
 impl GameSpec {
+    /// Actions that the board's cells give: one per cell, or one per pair
+    /// of cells.
+    pub fn board_actions(&self) -> usize {
+        let cells = self.observation_shape[1] * self.observation_shape[2];
+        match self.action_layout {
+            ActionLayout::Cells => cells,
+            ActionLayout::CellPairs => cells * cells,
+        }
+    }
+
     /// Number of floats in one encoded position.
     pub fn observation_len(&self) -> usize {
         self.observation_shape.iter().product()

@@ -19,5 +19,6 @@ pub mod search;
 pub use games::{halma, havannah, heraldis};
 
 pub use game::{
-    Action, Forcing, Game, GameSpec, IllegalAction, Outcome, ParseError, Player, Symmetry,
+    Action, ActionLayout, Forcing, Game, GameSpec, IllegalAction, Outcome, ParseError, Player,
+    Symmetry,
 };

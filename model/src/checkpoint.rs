@@ -235,8 +235,11 @@ impl Checkpoint {
                 "the network's board plane is not an input plane",
             ));
         }
-        if shape.pooled_heads && shape.actions < shape.cells() {
-            return Err(invalid(path, "pooled heads need an action for every cell"));
+        if shape.pooled_heads && shape.actions < shape.board_actions() {
+            return Err(invalid(
+                path,
+                "pooled heads need an action for every cell (or pair of cells)",
+            ));
         }
         metadata.network = shape;
         let shape = &metadata.network;

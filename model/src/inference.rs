@@ -80,6 +80,9 @@ pub struct FoldedWeights {
     pub policy_linear: Option<DenseWeights>,
     /// Pooled heads: the 1×1 convolution giving each cell's logit.
     pub policy_cells: Option<ConvWeights>,
+    /// Pooled heads over pairs of cells: the 1×1 convolution giving each
+    /// cell's query and key.
+    pub policy_pairs: Option<ConvWeights>,
     /// Value head convolution.
     pub value_conv: ConvWeights,
     /// Value head hidden layer.
@@ -108,6 +111,7 @@ impl FoldedWeights {
                 .as_ref()
                 .map(DenseWeights::from_linear),
             policy_cells: network.policy_cells.as_ref().map(ConvWeights::from_conv),
+            policy_pairs: network.policy_pairs.as_ref().map(ConvWeights::from_conv),
             value_conv: ConvWeights::fold(&network.value_conv),
             value_hidden: DenseWeights::from_linear(&network.value_hidden),
             value_output: DenseWeights::from_linear(&network.value_output),
@@ -296,6 +300,7 @@ pub struct InferenceNetwork {
     policy_conv: FoldedConv,
     policy_linear: Option<Dense>,
     policy_cells: Option<FoldedConv>,
+    policy_pairs: Option<FoldedConv>,
     value_conv: FoldedConv,
     value_hidden: Dense,
     value_output: Dense,
@@ -359,6 +364,7 @@ impl InferenceNetwork {
                 Dense::new(layer, channels, cells)
             }),
             policy_cells: weights.policy_cells.as_ref().map(FoldedConv::new),
+            policy_pairs: weights.policy_pairs.as_ref().map(FoldedConv::new),
             value_conv: FoldedConv::new(&weights.value_conv),
             value_hidden: Dense::new(
                 &weights.value_hidden,
@@ -546,8 +552,8 @@ impl InferenceNetwork {
         conv1(&self.value_conv, &ws.first, &mut ws.value_features, rows);
         relu_in_place(&mut ws.value_features);
         resize(&mut ws.value_hidden, batch * self.value_hidden.output);
-        match &self.policy_cells {
-            None => {
+        match (&self.policy_cells, &self.policy_pairs) {
+            (None, None) => {
                 let linear = self.policy_linear.as_ref().expect("dense heads");
                 dense(linear, &ws.policy_features, policy, batch);
                 dense(
@@ -557,13 +563,26 @@ impl InferenceNetwork {
                     batch,
                 );
             }
-            Some(cell_conv) => {
+            (cell_conv, pair_conv) => {
                 let actions = config.actions;
-                // One logit per cell, written into each position's row.
-                resize(&mut ws.columns, rows);
-                conv1(cell_conv, &ws.policy_features, &mut ws.columns, rows);
-                for (b, logits) in policy.chunks_exact_mut(actions).enumerate() {
-                    logits[..cells].copy_from_slice(&ws.columns[b * cells..(b + 1) * cells]);
+                let board_actions = config.board_actions();
+                if let Some(cell_conv) = cell_conv {
+                    // One logit per cell, written into each position's row.
+                    resize(&mut ws.columns, rows);
+                    conv1(cell_conv, &ws.policy_features, &mut ws.columns, rows);
+                    for (b, logits) in policy.chunks_exact_mut(actions).enumerate() {
+                        logits[..cells].copy_from_slice(&ws.columns[b * cells..(b + 1) * cells]);
+                    }
+                } else if let Some(pair_conv) = pair_conv {
+                    // A query and a key per cell, then each position's
+                    // queries times its keys.
+                    let width = pair_conv.output;
+                    resize(&mut ws.columns, rows * width);
+                    conv1(pair_conv, &ws.policy_features, &mut ws.columns, rows);
+                    for (b, logits) in policy.chunks_exact_mut(actions).enumerate() {
+                        let queries_keys = &ws.columns[b * cells * width..(b + 1) * cells * width];
+                        pair_products(queries_keys, cells, &mut logits[..board_actions]);
+                    }
                 }
                 if let Some(linear) = &self.policy_linear {
                     pool(
@@ -579,7 +598,7 @@ impl InferenceNetwork {
                         .chunks_exact_mut(actions)
                         .zip(ws.extra_logits.chunks_exact(linear.output))
                     {
-                        logits[cells..].copy_from_slice(extra);
+                        logits[board_actions..].copy_from_slice(extra);
                     }
                 }
                 pool(
@@ -648,6 +667,48 @@ fn conv1(conv: &FoldedConv, input: &[f32], output: &mut [f32], rows: usize) {
         conv.input,
         conv.output,
     );
+}
+
+/// The logits of the moves between two cells of one position: `output[from
+/// · cells + to]` = q(from)·k(to) / √D, from channel-last `queries_keys`
+/// (`cells` rows of 2D: the query, then the key).
+fn pair_products(queries_keys: &[f32], cells: usize, output: &mut [f32]) {
+    let width = queries_keys.len() / cells;
+    let depth = width / 2;
+    assert!(width == 2 * depth && output.len() == cells * cells);
+    if depth == 0 {
+        output.fill(0.0);
+        return;
+    }
+    #[allow(unsafe_code)]
+    // SAFETY: the queries are the cells × D matrix at offset 0 (row stride
+    // 2D, column stride 1); the keys, read as the D × cells matrix kᵀ, start
+    // at offset D (row stride 1, column stride 2D): every element read lies
+    // below cells · 2D = `queries_keys.len()`. The output is cells × cells,
+    // row-major, exactly `output`, which does not alias the input.
+    unsafe {
+        gemm::gemm(
+            cells,
+            cells,
+            depth,
+            output.as_mut_ptr(),
+            1,
+            cells as isize,
+            false,
+            queries_keys.as_ptr(),
+            1,
+            width as isize,
+            queries_keys.as_ptr().add(depth),
+            width as isize,
+            1,
+            0.0,
+            1.0 / (depth as f32).sqrt(),
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
 }
 
 fn dense(layer: &Dense, input: &[f32], output: &mut [f32], batch: usize) {

@@ -24,6 +24,12 @@
 //!   on the policy features' global pooling; value conv1×1 ─ BN ─ ReLU ─
 //!   global pooling ─ linear ─ ReLU ─ linear → 3. No layer depends on the
 //!   board's size: one network plays every board of its game.
+//! - **pooled, over pairs of cells** (for games of moving pieces, whose
+//!   actions are moves `from · cells + to`; lc0's attention policy): the
+//!   policy features give each cell a query and a key (one 1×1 convolution
+//!   of 2 × policy_channels), and the move from `i` to `j` has the logit
+//!   q(i)·k(j) / √policy_channels; the other actions and the value as
+//!   above. Its size does not grow with the square of the board.
 //!
 //! Global pooling over the board's cells gives three numbers per channel:
 //! the mean, the mean scaled by (√cells − 10) / 10 (so that the network
@@ -40,7 +46,7 @@ use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
 use burn::tensor::{Device, Tensor};
-use grandmaitre_engine::GameSpec;
+use grandmaitre_engine::{ActionLayout, GameSpec};
 use serde::{Deserialize, Serialize};
 
 /// Shape and size of a network. Fields added after the first checkpoints
@@ -79,6 +85,10 @@ pub struct NetworkConfig {
     /// header), if the board does not fill its grid.
     #[serde(default)]
     pub mask_plane: Option<usize>,
+    /// Pooled heads: the first cells² actions are moves between two cells,
+    /// scored by a query and a key per cell (see the module header).
+    #[serde(default)]
+    pub cell_pairs: bool,
 }
 
 /// `with_field(value)`: the configuration with one field changed.
@@ -106,6 +116,7 @@ setters! {
     pooling_every: usize => with_pooling_every,
     ownership_head: bool => with_ownership_head,
     mask_plane: Option<usize> => with_mask_plane,
+    cell_pairs: bool => with_cell_pairs,
 }
 
 impl NetworkConfig {
@@ -126,6 +137,7 @@ impl NetworkConfig {
             pooling_every: 0,
             ownership_head: false,
             mask_plane: None,
+            cell_pairs: false,
         }
     }
 
@@ -136,11 +148,13 @@ impl NetworkConfig {
     }
 
     /// A network of pooled heads for a game (whose actions start with one
-    /// per cell): pooling in every second block, the ownership head, the
-    /// board's plane as the mask.
+    /// per cell or one per pair of cells, as its `action_layout` says):
+    /// pooling in every second block, the ownership head, the board's plane
+    /// as the mask.
     pub fn pooled_for_game(spec: &GameSpec) -> NetworkConfig {
         NetworkConfig::for_game(spec)
             .with_pooled_heads(true)
+            .with_cell_pairs(spec.action_layout == ActionLayout::CellPairs)
             .with_pooling_every(2)
             .with_ownership_head(true)
             .with_mask_plane(spec.board_plane)
@@ -154,8 +168,9 @@ impl NetworkConfig {
         let [planes, height, width] = spec.observation_shape;
         let fits = planes == self.input_planes
             && spec.board_plane == self.mask_plane
-            && spec.action_count.checked_sub(height * width)
-                == self.actions.checked_sub(self.cells());
+            && (spec.action_layout == ActionLayout::CellPairs) == self.cell_pairs
+            && spec.action_count.checked_sub(spec.board_actions())
+                == self.actions.checked_sub(self.board_actions());
         if self.pooled_heads && fits {
             Some(NetworkConfig {
                 height,
@@ -178,9 +193,19 @@ impl NetworkConfig {
         self.height * self.width
     }
 
-    /// Actions that are not cells (pooled heads).
+    /// Actions that the board's cells give (pooled heads): one per cell, or
+    /// one per pair of cells.
+    pub fn board_actions(&self) -> usize {
+        if self.cell_pairs {
+            self.cells() * self.cells()
+        } else {
+            self.cells()
+        }
+    }
+
+    /// Actions that are not cells or pairs of cells (pooled heads).
     pub fn extra_actions(&self) -> usize {
-        self.actions.saturating_sub(self.cells())
+        self.actions.saturating_sub(self.board_actions())
     }
 
     /// Whether block `index` adds a bias from global pooling.
@@ -202,8 +227,15 @@ impl NetworkConfig {
             + self.blocks * 2 * conv3(self.channels, self.channels)
             + self.pooling_blocks() * POOLED_STATISTICS * self.channels * self.channels;
         let head_convs = self.channels * (self.policy_channels + self.value_channels) * cells;
-        let heads = if self.pooled_heads {
+        let board_logits = if self.cell_pairs {
+            // Queries and keys, then one dot product per pair.
+            2 * self.policy_channels * self.policy_channels * cells
+                + self.policy_channels * cells * cells
+        } else {
             self.policy_channels * cells
+        };
+        let heads = if self.pooled_heads {
+            board_logits
                 + POOLED_STATISTICS * self.policy_channels * self.extra_actions()
                 + POOLED_STATISTICS * self.value_channels * self.value_hidden
         } else {
@@ -238,8 +270,13 @@ impl NetworkConfig {
                 0 => 0,
                 extra => linear(POOLED_STATISTICS * self.policy_channels, extra)?,
             };
+            let board_logits = if self.cell_pairs {
+                linear(self.policy_channels, self.policy_channels.checked_mul(2)?)?
+            } else {
+                linear(self.policy_channels, 1)?
+            };
             [
-                linear(self.policy_channels, 1)?,
+                board_logits,
                 extra,
                 linear(
                     POOLED_STATISTICS.checked_mul(self.value_channels)?,
@@ -308,7 +345,9 @@ impl NetworkConfig {
             } else {
                 None
             },
-            policy_cells: pooled.then(|| conv1(self.policy_channels, 1)),
+            policy_cells: (pooled && !self.cell_pairs).then(|| conv1(self.policy_channels, 1)),
+            policy_pairs: (pooled && self.cell_pairs)
+                .then(|| conv1(self.policy_channels, 2 * self.policy_channels)),
             value_conv: ConvBn::new(self.channels, self.value_channels, 1, device),
             value_hidden: LinearConfig::new(value_inputs, self.value_hidden).init(device),
             value_output: LinearConfig::new(self.value_hidden, 3).init(device),
@@ -450,6 +489,9 @@ pub struct Network {
     pub policy_linear: Option<Linear>,
     /// Pooled heads: the policy logit of each cell.
     pub policy_cells: Option<Conv2d>,
+    /// Pooled heads over pairs of cells: each cell's query (the first
+    /// policy_channels outputs) and key (the others).
+    pub policy_pairs: Option<Conv2d>,
     /// Value head convolution.
     pub value_conv: ConvBn,
     /// Value head hidden layer.
@@ -461,6 +503,19 @@ pub struct Network {
     pub ownership: Option<Conv2d>,
     /// The input plane that marks the board (not a weight).
     pub mask_plane: Option<usize>,
+}
+
+/// The logits of the moves between two cells, `[batch, cells²]` (row
+/// `from`, column `to`), from each cell's query and key (`[batch, 2D,
+/// height, width]`, queries first): q(from)·k(to) / √D.
+fn pair_logits(queries_keys: Tensor<4>) -> Tensor<2> {
+    let [batch, channels, height, width] = queries_keys.dims();
+    let depth = channels / 2;
+    let cells = height * width;
+    let flat: Tensor<3> = queries_keys.reshape([batch, channels, cells]);
+    let queries = flat.clone().narrow(1, 0, depth).swap_dims(1, 2);
+    let keys = flat.narrow(1, depth, depth);
+    (queries.matmul(keys) / (depth as f32).sqrt()).reshape([batch, cells * cells])
 }
 
 /// The heads' outputs.
@@ -493,7 +548,12 @@ impl Network {
         });
         let policy = relu(self.policy_conv.forward(x.clone()));
         let value = relu(self.value_conv.forward(x));
-        let (policy_logits, value) = match &self.policy_cells {
+        let board_logits = match (&self.policy_cells, &self.policy_pairs) {
+            (Some(cells), _) => Some(cells.forward(policy.clone()).flatten::<2>(1, 3)),
+            (None, Some(pairs)) => Some(pair_logits(pairs.forward(policy.clone()))),
+            (None, None) => None,
+        };
+        let (policy_logits, value) = match board_logits {
             None => {
                 let linear = self.policy_linear.as_ref().expect("dense heads");
                 (
@@ -501,8 +561,7 @@ impl Network {
                     value.flatten::<2>(1, 3),
                 )
             }
-            Some(cells) => {
-                let mut logits = cells.forward(policy.clone()).flatten::<2>(1, 3);
+            Some(mut logits) => {
                 if let Some(linear) = &self.policy_linear {
                     let extra = linear.forward(board.pool(policy));
                     logits = Tensor::cat(vec![logits, extra], 1);

@@ -2,7 +2,8 @@
 //! outputs `policy_logits` `[N, actions]` and `wdl_logits` `[N, 3]`, batch
 //! normalisation folded into the convolutions. Pooled heads, pooling blocks
 //! and the board's mask are written with `Slice`, `Mul`, `ReduceSum`,
-//! `ReduceMax` and `Concat` (see [`crate::network`]).
+//! `ReduceMax` and `Concat`, the policy over pairs of cells with `Reshape`,
+//! `Slice`, `Transpose` and `MatMul` (see [`crate::network`]).
 //!
 //! The messages below are the subset of ONNX's `onnx.proto` (field numbers
 //! as there) that the export writes, encoded with prost.
@@ -381,6 +382,55 @@ impl GraphBuilder {
         output
     }
 
+    /// The logits of the moves between two cells, `[N, cells²]`: each
+    /// cell's query and key from the policy features (`pairs`, a 1×1
+    /// convolution of 2D outputs, queries first), then q(from)·k(to) / √D.
+    fn pair_logits(
+        &mut self,
+        features: &str,
+        pairs: &crate::inference::ConvWeights,
+        cells: usize,
+    ) -> String {
+        let depth = pairs.output / 2;
+        let queries_keys = self.conv("policy.pairs", features, pairs);
+        let shape = self.constant_ints(
+            "const.pairs_shape",
+            &[-1, pairs.output as i64, cells as i64],
+        );
+        let flat = self.node(
+            "Reshape",
+            "policy.pairs.reshape",
+            &[&queries_keys, &shape],
+            Vec::new(),
+        );
+        let axes = self.constant_ints("const.axis_planes", &[1]);
+        let zero = self.constant_ints("const.pairs_zero", &[0]);
+        let middle = self.constant_ints("const.pairs_depth", &[depth as i64]);
+        let end = self.constant_ints("const.pairs_end", &[2 * depth as i64]);
+        let queries = self.node(
+            "Slice",
+            "policy.queries",
+            &[&flat, &zero, &middle, &axes],
+            Vec::new(),
+        );
+        let keys = self.node(
+            "Slice",
+            "policy.keys",
+            &[&flat, &middle, &end, &axes],
+            Vec::new(),
+        );
+        let queries = self.node(
+            "Transpose",
+            "policy.queries.transpose",
+            &[&queries],
+            vec![ints("perm", &[0, 2, 1])],
+        );
+        let products = self.node("MatMul", "policy.products", &[&queries, &keys], Vec::new());
+        let scale = self.constant_floats("const.pairs_scale", &[1.0 / (depth as f32).sqrt()]);
+        let scaled = self.node("Mul", "policy.scaled", &[&products, &scale], Vec::new());
+        self.flatten("policy.pairs.flatten", &scaled)
+    }
+
     /// `input · weights + bias` with weights `[in][out]`; named `output`.
     fn dense(
         &mut self,
@@ -477,16 +527,22 @@ fn build_graph(weights: &FoldedWeights, config: &NetworkConfig) -> GraphBuilder 
     let policy = graph.unary("Relu", "policy.relu", &policy);
     let value = graph.conv("value.conv", &x, &weights.value_conv);
     let value = graph.unary("Relu", "value.relu", &value);
-    let value = match &weights.policy_cells {
+    let board_logits = match (&weights.policy_cells, &weights.policy_pairs) {
+        (Some(cells), _) => {
+            let logits = graph.conv("policy.cells", &policy, cells);
+            Some(graph.flatten("policy.cells.flatten", &logits))
+        }
+        (None, Some(pairs)) => Some(graph.pair_logits(&policy, pairs, config.cells())),
+        (None, None) => None,
+    };
+    let value = match board_logits {
         None => {
             let linear = weights.policy_linear.as_ref().expect("dense heads");
             let policy = graph.flatten("policy.flatten", &policy);
             graph.dense("policy.linear", &policy, linear, "policy_logits");
             graph.flatten("value.flatten", &value)
         }
-        Some(cells) => {
-            let logits = graph.conv("policy.cells", &policy, cells);
-            let logits = graph.flatten("policy.cells.flatten", &logits);
+        Some(logits) => {
             match &weights.policy_linear {
                 Some(linear) => {
                     let pooled = graph.pool("policy.pool", &policy);

@@ -4,6 +4,7 @@
 use burn::module::{Param, RunningState};
 use burn::tensor::{Device, Distribution, Tensor};
 use grandmaitre_engine::Game;
+use grandmaitre_engine::halma::Halma;
 use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::network::ConvBn;
@@ -121,6 +122,36 @@ fn the_fast_path_matches_burns_forward_pass_with_pooled_heads() {
             .expect("pooled heads fit any base");
         fast_path_matches(&game, &network, &on_board);
     }
+}
+
+#[test]
+fn the_fast_path_matches_burns_forward_pass_over_pairs_of_cells() {
+    // Halma: actions are moves (from, to), plus the pass; one network on
+    // both boards, with as many weights on each.
+    let device = Device::flex();
+    let small = Halma::of_size(8);
+    let config = small_pooled_config(&small);
+    assert!(config.cell_pairs);
+    assert_eq!(config.board_actions(), 64 * 64);
+    assert_eq!(config.extra_actions(), 1);
+    let mut network = config.init(&device);
+    randomise_norms(&mut network, &device);
+    for size in [8, 10] {
+        let game = Halma::of_size(size);
+        let on_board = config
+            .for_board(game.spec())
+            .expect("pairs of cells fit either size");
+        assert_eq!(on_board.actions, game.spec().action_count);
+        assert_eq!(on_board.value_count(), config.value_count());
+        fast_path_matches(&game, &network, &on_board);
+    }
+    // A network of cells does not fit a game of moves, nor the reverse.
+    assert!(config.for_board(Heraldis::default().spec()).is_none());
+    assert!(
+        small_pooled_config(&Heraldis::default())
+            .for_board(small.spec())
+            .is_none()
+    );
 }
 
 #[test]
@@ -385,6 +416,11 @@ fn a_pooled_export_runs_in_tract_with_burns_outputs() {
     onnx_runs_in_tract_with_burns_outputs(&game, small_pooled_config(&game));
     let game = Havannah::new(5, true);
     onnx_runs_in_tract_with_burns_outputs(&game, small_pooled_config(&game));
+    // Halma: logits over pairs of cells, on both boards.
+    for size in [8, 10] {
+        let game = Halma::of_size(size);
+        onnx_runs_in_tract_with_burns_outputs(&game, small_pooled_config(&game));
+    }
 }
 
 #[test]

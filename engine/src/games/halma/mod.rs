@@ -26,7 +26,7 @@ pub use board::{Board, Cells, Corner, SIZES, cells_of};
 pub use encoding::{PLANE_COUNT, PLANE_NAMES};
 pub use position::{Position, Status, colour_name, side_letter};
 
-use crate::game::{Action, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
+use crate::game::{Action, ActionLayout, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
 
 /// Version of the network input encoding (see [`PLANE_NAMES`]).
 pub const ENCODING_VERSION: u32 = 1;
@@ -75,6 +75,7 @@ impl Halma {
             spec: GameSpec {
                 name: "halma",
                 action_count: cells * cells + 1,
+                action_layout: ActionLayout::CellPairs,
                 observation_shape: [PLANE_COUNT, size, size],
                 board_plane: None,
                 encoding_version: ENCODING_VERSION,

@@ -26,7 +26,9 @@ pub use encoding::{PLANE_COUNT, PLANE_NAMES};
 pub use position::{Position, Status, colour_name, side_letter};
 pub use rules::Structures;
 
-use crate::game::{Action, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
+use crate::game::{
+    Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
+};
 
 /// The default base: 169 cells.
 pub const DEFAULT_BASE: usize = 8;
@@ -56,6 +58,7 @@ impl Havannah {
             spec: GameSpec {
                 name: "havannah",
                 action_count: board.action_count(),
+                action_layout: ActionLayout::Cells,
                 observation_shape: [PLANE_COUNT, diameter, diameter],
                 board_plane: Some(encoding::BOARD_PLANE),
                 encoding_version: ENCODING_VERSION,

@@ -16,7 +16,7 @@ pub use encoding::{PLANE_COUNT, PLANE_NAMES};
 pub use layout::{DEFAULT_LAYOUT, Layout, Site, Symbol};
 pub use position::{PIECES_PER_PLAYER, Position, side_letter};
 
-use crate::game::{Action, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
+use crate::game::{Action, ActionLayout, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
 
 /// The action that passes (only legal with an empty reserve).
 pub const PASS: Action = Action(CELLS as u16);
@@ -70,6 +70,7 @@ impl Heraldis {
             spec: GameSpec {
                 name: "heraldis",
                 action_count: ACTION_COUNT,
+                action_layout: ActionLayout::Cells,
                 observation_shape: [PLANE_COUNT, board::SIZE, board::SIZE],
                 board_plane: None,
                 encoding_version: ENCODING_VERSION,
