@@ -252,6 +252,16 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
         })
     }
 
+    /// A start for self-play other than [`Game::initial_state`], for a game
+    /// whose results are too rare from its start for a fresh network to
+    /// learn from (a reverse curriculum, Florensa et al. 2017): a position
+    /// reached by walking about `plies` moves of each side back from the
+    /// game's end, drawn with `seed`; the game goes on in it. `None` where
+    /// the game has none (the default).
+    fn reverse_start(&self, _plies: u32, _seed: u64) -> Option<Self::State> {
+        None
+    }
+
     /// The moves the rules force in `state` (see [`Forcing`]), written to
     /// `moves` (cleared first). The default knows nothing: a game overrides
     /// it when it can find immediate wins far faster than by playing every

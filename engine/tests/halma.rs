@@ -240,3 +240,49 @@ fn random_games_pass_the_conformance_check_on_both_sizes() {
         assert_eq!(report.games, games, "{rules}");
     }
 }
+
+#[test]
+fn a_reverse_start_is_a_live_position_walked_back_from_the_end() {
+    for size in [8, 10] {
+        let game = Halma::of_size(size);
+        let board = game.board();
+        let limit = game.yard_limit();
+        for plies in [1, 5, 40] {
+            for seed in 0..20 {
+                let state = game
+                    .reverse_start(plies, seed)
+                    .expect("Halma has reverse starts");
+                assert_eq!(game.reverse_start(plies, seed), Some(state), "seeded");
+                assert_eq!(game.outcome(&state), None, "the game goes on");
+                assert_eq!(game.current_player(&state), Player::First);
+                assert_eq!(state.moves, [limit, limit]);
+                let text = game.format_state(&state);
+                assert_eq!(game.parse_state(&text).expect("reads back"), state);
+                for (side, goal) in [
+                    (Player::First, Player::Second),
+                    (Player::Second, Player::First),
+                ] {
+                    let pieces = state.pieces(side);
+                    assert_eq!(pieces.count_ones(), board.pieces_per_side(), "{text}");
+                    assert_eq!(pieces & board.yard(side), 0, "none at home: {text}");
+                    assert_ne!(pieces, board.yard(goal), "not done yet: {text}");
+                }
+                assert_eq!(
+                    state.pieces(Player::First) & state.pieces(Player::Second),
+                    0
+                );
+                if plies == 1 {
+                    // One move of each side back: White's own move back is
+                    // a move forward that wins at once.
+                    let mut actions = Vec::new();
+                    game.legal_actions(&state, &mut actions);
+                    let wins = actions.iter().any(|&action| {
+                        let next = game.play(&state, action).expect("legal");
+                        game.outcome_for(&next, Player::First) == Some(Outcome::Win)
+                    });
+                    assert!(wins, "{text}");
+                }
+            }
+        }
+    }
+}

@@ -15,6 +15,9 @@
 //!   policy target its improved policy.
 //! - Forced playouts and policy target pruning (KataGo) on full PUCT
 //!   searches, when asked for.
+//! - Reverse starts (a reverse curriculum), where the game has them: a
+//!   share of the games begins near the game's end, walked back a random
+//!   number of moves, so that a fresh network meets real results.
 //! - Each policy target keeps its surprise, the KL divergence from the
 //!   root's priors (noise included), for training to weight it by.
 
@@ -59,6 +62,12 @@ pub struct SelfPlayConfig {
     /// Forced playouts on full PUCT searches (`SearchConfig::forced_playouts`;
     /// 0: none).
     pub forced_playouts: f32,
+    /// Share of the games that start from a reverse start
+    /// (`Game::reverse_start`) where the game has them.
+    pub reverse_start_fraction: f64,
+    /// Reverse starts walk back a number of moves of each side drawn from
+    /// 1 to this (0: no reverse starts).
+    pub reverse_start_plies: u32,
 }
 
 impl Default for SelfPlayConfig {
@@ -76,6 +85,8 @@ impl Default for SelfPlayConfig {
             leaves_per_batch: 8,
             decisive_moves: true,
             forced_playouts: 0.0,
+            reverse_start_fraction: 0.0,
+            reverse_start_plies: 0,
         }
     }
 }
@@ -144,7 +155,15 @@ pub fn play_games<G, E>(
     let start_game = |index: usize, rng: &mut SmallRng| {
         let game_seed = seed.wrapping_mul(0x9E37_79B9).wrapping_add(index as u64);
         let game = make_game(game_seed);
-        let state = game.initial_state();
+        let reversed = config.reverse_start_plies > 0
+            && rng.random_bool(config.reverse_start_fraction.clamp(0.0, 1.0));
+        let state = reversed
+            .then(|| {
+                let plies = rng.random_range(1..=config.reverse_start_plies);
+                game.reverse_start(plies, rng.random())
+            })
+            .flatten()
+            .unwrap_or_else(|| game.initial_state());
         let search = Search::new(game, state, config.search_config(true), rng.random());
         let slot = Slot {
             positions: Vec::new(),
@@ -170,7 +189,8 @@ pub fn play_games<G, E>(
             let search = &mut searches[index];
             let slot = &mut slots[index];
             let result = search.result();
-            let ply = search.game().ply(search.state()) as u32;
+            // Plies of this game so far (a reverse start begins at 0).
+            let ply = slot.positions.len() as u32;
             let choice = MoveChoice::Visits {
                 temperature: if ply < config.temperature_plies {
                     config.temperature

@@ -1,8 +1,9 @@
 //! Self-play records and shards.
 
-use grandmaitre_engine::Game;
+use grandmaitre_engine::halma::Halma;
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
 use grandmaitre_engine::search::UniformEvaluator;
+use grandmaitre_engine::{Game, Outcome};
 use grandmaitre_selfplay::{GameRecord, SelfPlayConfig, play_games, shard};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -167,5 +168,51 @@ fn several_writers_on_one_directory_lose_nothing() {
     assert_eq!(shards.len(), 20);
     for path in shards {
         assert_eq!(shard::read(&path).expect("whole shard"), records);
+    }
+}
+
+#[test]
+fn reverse_starts_begin_near_the_end_and_their_results_are_real() {
+    let game = Halma::of_size(8);
+    let limit = game.yard_limit();
+    let play = |fraction: f64| {
+        let config = SelfPlayConfig {
+            reverse_start_fraction: fraction,
+            reverse_start_plies: 3,
+            ..tiny()
+        };
+        let mut records = Vec::new();
+        play_games(
+            &config,
+            6,
+            |_| game.clone(),
+            &UniformEvaluator,
+            9,
+            |record| records.push(record),
+        );
+        records
+    };
+    for record in play(1.0) {
+        let first = game.parse_state(&record.positions[0].state).expect("state");
+        assert_eq!(first.moves, [limit, limit], "walked back from the end");
+        // Every value target is the game's real result from there.
+        let end = game
+            .parse_state(record.final_state.as_deref().expect("final state"))
+            .expect("state");
+        for position in &record.positions {
+            let state = game.parse_state(&position.state).expect("state");
+            let expected = match game.outcome_for(&end, game.current_player(&state)) {
+                Some(Outcome::Win) => 1,
+                Some(Outcome::Loss) => -1,
+                _ => 0,
+            };
+            assert_eq!(position.outcome, expected);
+        }
+    }
+    for record in play(0.0) {
+        assert_eq!(
+            record.positions[0].state,
+            game.format_state(&game.initial_state())
+        );
     }
 }

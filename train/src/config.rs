@@ -97,6 +97,12 @@ pub struct SelfPlaySettings {
     /// Forced playouts with policy target pruning on full searches (KataGo's
     /// k, 2 in its runs; 0: none).
     pub forced_playouts: f32,
+    /// Share of the games that start near the game's end, walked back
+    /// (`Game::reverse_start`, for games whose results are rare from the
+    /// start: Halma); the others start from the start.
+    pub reverse_start_fraction: f64,
+    /// Reverse starts walk back 1 to this many moves of each side (0: none).
+    pub reverse_start_plies: u32,
 }
 
 impl Default for SelfPlaySettings {
@@ -114,6 +120,8 @@ impl Default for SelfPlaySettings {
             layouts: Layouts::Mixed,
             decisive_moves: true,
             forced_playouts: 0.0,
+            reverse_start_fraction: 0.0,
+            reverse_start_plies: 0,
         }
     }
 }
@@ -131,6 +139,8 @@ impl SelfPlaySettings {
             gumbel: self.gumbel,
             decisive_moves: self.decisive_moves,
             forced_playouts: self.forced_playouts,
+            reverse_start_fraction: self.reverse_start_fraction,
+            reverse_start_plies: self.reverse_start_plies,
             ..SelfPlayConfig::default()
         }
     }
@@ -333,6 +343,9 @@ impl TrainingConfig {
         let forced = self.selfplay.forced_playouts;
         if !(forced.is_finite() && forced >= 0.0) {
             return Err("selfplay.forced_playouts must be zero or positive".to_string());
+        }
+        if !(0.0..=1.0).contains(&self.selfplay.reverse_start_fraction) {
+            return Err("selfplay.reverse_start_fraction must be between 0 and 1".to_string());
         }
         for (name, value) in [
             ("optimizer.surprise_weight", optimizer.surprise_weight),

@@ -22,6 +22,9 @@ mod position;
 
 use std::sync::Arc;
 
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
 pub use board::{Board, Cells, Corner, SIZES, cells_of};
 pub use encoding::{PLANE_COUNT, PLANE_NAMES};
 pub use position::{Position, Status, colour_name, side_letter};
@@ -280,6 +283,56 @@ impl Game for Halma {
 
     fn current_player(&self, state: &Position) -> Player {
         state.side
+    }
+
+    /// Every piece in the opposing yard (both sides done), then `plies`
+    /// random moves of each side played backwards, Black's first: a move is
+    /// its own reverse (steps and jumps alike), so a backward move is a
+    /// random legal move of that side, never into its own yard. Each side's
+    /// move count is the yard limit, so the yard rule binds from the next
+    /// move on; White to move.
+    fn reverse_start(&self, plies: u32, seed: u64) -> Option<Position> {
+        let board = &*self.board;
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let goals = [board.yard(Player::Second), board.yard(Player::First)];
+        let mut pieces = goals;
+        let mut choices = Vec::new();
+        let mut step_back = |pieces: &mut [Cells; 2], side: Player| {
+            let occupied = pieces[0] | pieces[1];
+            choices.clear();
+            for from in cells_of(pieces[side.index()]) {
+                let targets = moves::targets(board, occupied, from) & !board.yard(side);
+                choices.extend(cells_of(targets).map(|to| (from, to)));
+            }
+            if let Some(&(from, to)) = choices.get(rng.random_range(0..choices.len().max(1))) {
+                pieces[side.index()] ^= (1 << from) | (1 << to);
+            }
+        };
+        for _ in 0..plies {
+            step_back(&mut pieces, Player::Second);
+            step_back(&mut pieces, Player::First);
+        }
+        // Neither side may still be done.
+        for side in [Player::Second, Player::First] {
+            for _ in 0..board.pieces_per_side() {
+                if pieces[side.index()] != goals[side.index()] {
+                    break;
+                }
+                step_back(&mut pieces, side);
+            }
+        }
+        if pieces[0] == goals[0] || pieces[1] == goals[1] {
+            return None;
+        }
+        let moves = self.yard_limit.min(self.draw_moves.saturating_sub(1));
+        Some(Position {
+            pieces,
+            moves: [moves, moves],
+            side: Player::First,
+            passed: false,
+            ply: 2 * moves,
+            status: Status::Playing,
+        })
     }
 
     fn ply(&self, state: &Position) -> usize {
