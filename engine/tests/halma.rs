@@ -246,8 +246,7 @@ fn a_reverse_start_is_a_live_position_walked_back_from_the_end() {
     for size in [8, 10] {
         let game = Halma::of_size(size);
         let board = game.board();
-        let limit = game.yard_limit();
-        for plies in [1, 5, 40] {
+        for plies in [1, 5, 40, 200] {
             for seed in 0..20 {
                 let state = game
                     .reverse_start(plies, seed)
@@ -255,7 +254,7 @@ fn a_reverse_start_is_a_live_position_walked_back_from_the_end() {
                 assert_eq!(game.reverse_start(plies, seed), Some(state), "seeded");
                 assert_eq!(game.outcome(&state), None, "the game goes on");
                 assert_eq!(game.current_player(&state), Player::First);
-                assert_eq!(state.moves, [limit, limit]);
+                assert_eq!(state.moves, [0, 0], "counted afresh");
                 let text = game.format_state(&state);
                 assert_eq!(game.parse_state(&text).expect("reads back"), state);
                 for (side, goal) in [
@@ -264,7 +263,6 @@ fn a_reverse_start_is_a_live_position_walked_back_from_the_end() {
                 ] {
                     let pieces = state.pieces(side);
                     assert_eq!(pieces.count_ones(), board.pieces_per_side(), "{text}");
-                    assert_eq!(pieces & board.yard(side), 0, "none at home: {text}");
                     assert_ne!(pieces, board.yard(goal), "not done yet: {text}");
                 }
                 assert_eq!(

@@ -288,9 +288,10 @@ impl Game for Halma {
     /// Every piece in the opposing yard (both sides done), then `plies`
     /// random moves of each side played backwards, Black's first: a move is
     /// its own reverse (steps and jumps alike), so a backward move is a
-    /// random legal move of that side, never into its own yard. Each side's
-    /// move count is the yard limit, so the yard rule binds from the next
-    /// move on; White to move.
+    /// random legal move of that side. The walk may bring pieces back into
+    /// their own yard; the position starts the move counts afresh (0 each,
+    /// White to move), so a side meets the yard rule after the yard limit
+    /// as in a game from the start, and a long walk looks like one.
     fn reverse_start(&self, plies: u32, seed: u64) -> Option<Position> {
         let board = &*self.board;
         let mut rng = SmallRng::seed_from_u64(seed);
@@ -301,7 +302,7 @@ impl Game for Halma {
             let occupied = pieces[0] | pieces[1];
             choices.clear();
             for from in cells_of(pieces[side.index()]) {
-                let targets = moves::targets(board, occupied, from) & !board.yard(side);
+                let targets = moves::targets(board, occupied, from);
                 choices.extend(cells_of(targets).map(|to| (from, to)));
             }
             if let Some(&(from, to)) = choices.get(rng.random_range(0..choices.len().max(1))) {
@@ -324,13 +325,12 @@ impl Game for Halma {
         if pieces[0] == goals[0] || pieces[1] == goals[1] {
             return None;
         }
-        let moves = self.yard_limit.min(self.draw_moves.saturating_sub(1));
         Some(Position {
             pieces,
-            moves: [moves, moves],
+            moves: [0, 0],
             side: Player::First,
             passed: false,
-            ply: 2 * moves,
+            ply: 0,
             status: Status::Playing,
         })
     }
