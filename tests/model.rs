@@ -5,6 +5,8 @@
 use std::path::Path;
 
 use assert_cmd::Command;
+use grandmaitre_engine::Game;
+use grandmaitre_engine::heraldis::Heraldis;
 
 fn grandmaitre() -> Command {
     Command::cargo_bin("grandmaitre").expect("the binary is built")
@@ -147,9 +149,11 @@ fn export_writes_onnx_and_its_description() {
         }
     }
     // The replayed searches: one batch of the root alone, then batches of
-    // at most eight leaves.
+    // at most eight leaves, each leaf with one logit per legal move.
     let batches = searches["recorded"]["batches"].as_array().expect("batches");
     assert!(!batches.is_empty());
+    let game = Heraldis::default();
+    let mut legal = Vec::new();
     for search in batches {
         let search = search.as_array().expect("a search's batches");
         assert_eq!(search[0].as_array().map(Vec::len), Some(1));
@@ -158,6 +162,20 @@ fn export_writes_onnx_and_its_description() {
                 .iter()
                 .all(|b| b.as_array().is_some_and(|b| b.len() <= 8))
         );
+        for leaf in search.iter().flat_map(|b| b.as_array().expect("batch")) {
+            let state = game
+                .parse_state(leaf["position"].as_str().expect("position"))
+                .expect("a position");
+            game.legal_actions(&state, &mut legal);
+            let actions: Vec<u64> = leaf["legal_logits"]
+                .as_array()
+                .expect("legal logits")
+                .iter()
+                .map(|pair| pair[0].as_u64().expect("action"))
+                .collect();
+            let expected: Vec<u64> = legal.iter().map(|a| u64::from(a.0)).collect();
+            assert_eq!(actions, expected, "{leaf}");
+        }
     }
 }
 

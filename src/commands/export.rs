@@ -328,13 +328,22 @@ struct Recorder<'a, G: Game> {
 impl<G: Registered> Evaluator<G> for Recorder<'_, G> {
     fn evaluate(&self, requests: &[EvaluationRequest<'_, G>], output: &mut Evaluations) {
         self.inner.evaluate(requests, output);
+        // The logits of the legal moves only: the search reads no others,
+        // and a game of thousands of actions would fill megabytes.
+        let mut legal = Vec::new();
         let batch: Vec<serde_json::Value> = requests
             .iter()
             .enumerate()
             .map(|(index, request)| {
+                request.game.legal_actions(request.state, &mut legal);
+                let logits = output.policy(index);
+                let legal_logits: Vec<(u16, f32)> = legal
+                    .iter()
+                    .map(|action| (action.0, logits[action.index()]))
+                    .collect();
                 json!({
                     "position": request.game.format_state(request.state),
-                    "policy_logits": output.policy(index),
+                    "legal_logits": legal_logits,
                     "wdl": output.wdl[index],
                 })
             })

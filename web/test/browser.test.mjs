@@ -242,6 +242,12 @@ describe('the game screen in Chromium', { timeout: 600_000 }, () => {
       const maitre = await GrandMaitre.load(ort, { model, description }, { executionProviders: ['wasm'] });
       const visits = (result) => Object.fromEntries(result.children.map((c) => [c.move, c.visits]));
       const third = Math.fround(1 / 3);
+      // The engine records the logits of the legal moves only.
+      const legalLogits = (pairs, count) => {
+        const logits = new Float32Array(count);
+        for (const [action, logit] of pairs) logits[action] = logit;
+        return logits;
+      };
       const uniform = async (positions) =>
         positions.map(() => ({ policyLogits: new Float32Array(26), wdl: [third, third, third] }));
       const out = { uniform: [], network: [], recorded: [], bars: [] };
@@ -264,7 +270,7 @@ describe('the game screen in Chromium', { timeout: 600_000 }, () => {
             mismatch ??= `batch ${next}`;
           }
           return positions.map((_, i) => ({
-            policyLogits: Float32Array.from(batch[i]?.policy_logits ?? new Array(26).fill(0)),
+            policyLogits: legalLogits(batch[i]?.legal_logits ?? [], 26),
             wdl: (batch[i]?.wdl ?? [0, 1, 0]).map(Math.fround),
           }));
         };

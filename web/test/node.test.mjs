@@ -478,7 +478,7 @@ describe('the search against the engine', () => {
           `${vector.position}: batch ${next}`,
         );
         return batch.map((entry) => ({
-          policyLogits: Float32Array.from(entry.policy_logits),
+          policyLogits: legalLogits(entry.legal_logits, ACTION_COUNT),
           wdl: entry.wdl.map(Math.fround),
         }));
       };
@@ -584,6 +584,13 @@ function assertSameSearch(result, vector, slack) {
   }
   assert.equal(result.move, vector.move, `${vector.position} at ${vector.simulations}: move`);
   assert.equal(result.proof, vector.proof, `${vector.position}: proof`);
+}
+
+/** The engine records the logits of the legal moves only, as (action, logit). */
+function legalLogits(pairs, count) {
+  const logits = new Float32Array(count);
+  for (const [action, logit] of pairs) logits[action] = logit;
+  return logits;
 }
 
 function assertClose(actual, expected, label) {
