@@ -121,10 +121,11 @@ pub struct SelfplayArgs {
 #[derive(Debug, Args)]
 pub struct ArenaArgs {
     /// Player A: random, rollout:sims=N[,rollouts=R], uniform:sims=N,
-    /// alphabeta:depth=D (Heraldis), openspiel:sims=N[,rollouts=R]
-    /// (OpenSpiel's MCTSBot, Havannah), or mcts[:model=DIR][,sims=N]
-    /// [,level=L][,cpuct=C][,fpu=F][,lcb=0|1][,temp=T][,noise=P][,decisive=0|1] (the
-    /// network's search; the game's shipped model without model=).
+    /// alphabeta:depth=D (Heraldis, Halma), greedy (Halma),
+    /// openspiel:sims=N[,rollouts=R] (OpenSpiel's MCTSBot, Havannah), or
+    /// mcts[:model=DIR][,sims=N][,level=L][,cpuct=C][,fpu=F][,lcb=0|1]
+    /// [,temp=T][,noise=P][,decisive=0|1][,forced=K] (the network's search;
+    /// the game's shipped model without model=).
     #[arg(long)]
     pub a: String,
     /// Player B, in the same form.
