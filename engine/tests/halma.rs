@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use grandmaitre_engine::conformance::check_random_games;
 use grandmaitre_engine::halma::Halma;
-use grandmaitre_engine::{Game, Outcome, Player, Symmetry};
+use grandmaitre_engine::{Forcing, Game, Outcome, Player, Symmetry};
 
 fn play(game: &Halma, moves: &str) -> <Halma as Game>::State {
     let mut state = game.initial_state();
@@ -274,11 +274,20 @@ fn a_reverse_start_is_a_live_position_walked_back_from_the_end() {
                     // a move forward that wins at once.
                     let mut actions = Vec::new();
                     game.legal_actions(&state, &mut actions);
-                    let wins = actions.iter().any(|&action| {
-                        let next = game.play(&state, action).expect("legal");
-                        game.outcome_for(&next, Player::First) == Some(Outcome::Win)
-                    });
-                    assert!(wins, "{text}");
+                    let wins: Vec<_> = actions
+                        .iter()
+                        .copied()
+                        .filter(|&action| {
+                            let next = game.play(&state, action).expect("legal");
+                            game.outcome_for(&next, Player::First) == Some(Outcome::Win)
+                        })
+                        .collect();
+                    assert!(!wins.is_empty(), "{text}");
+                    // And the rules list exactly those without playing
+                    // every move (the decisive moves).
+                    let mut forced = Vec::new();
+                    assert_eq!(game.forcing_moves(&state, &mut forced), Forcing::Wins);
+                    assert_eq!(forced, wins, "{text}");
                 }
             }
         }

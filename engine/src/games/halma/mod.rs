@@ -29,7 +29,9 @@ pub use board::{Board, Cells, Corner, SIZES, cells_of};
 pub use encoding::{PLANE_COUNT, PLANE_NAMES};
 pub use position::{Position, Status, colour_name, side_letter};
 
-use crate::game::{Action, ActionLayout, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
+use crate::game::{
+    Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
+};
 
 /// Version of the network input encoding (see [`PLANE_NAMES`]).
 pub const ENCODING_VERSION: u32 = 1;
@@ -352,6 +354,28 @@ impl Game for Halma {
         }
         if actions.is_empty() {
             actions.push(self.pass_action());
+        }
+    }
+
+    /// The decisive moves: with one piece left outside the opposing yard,
+    /// its moves into that yard win at once. (No blocks: stopping an
+    /// opponent's last piece can take many kinds of move.)
+    fn forcing_moves(&self, state: &Position, moves: &mut Vec<Action>) -> Forcing {
+        moves.clear();
+        if state.status != Status::Playing {
+            return Forcing::Free;
+        }
+        let goal = self.board.yard(state.side.opponent());
+        let outside = state.pieces(state.side) & !goal;
+        if outside.count_ones() == 1 {
+            let from = outside.trailing_zeros() as usize;
+            let wins = moves::targets(&self.board, state.occupied(), from) & goal;
+            moves.extend(cells_of(wins).map(|to| self.move_action(from, to)));
+        }
+        if moves.is_empty() {
+            Forcing::Free
+        } else {
+            Forcing::Wins
         }
     }
 
