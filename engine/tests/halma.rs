@@ -293,3 +293,36 @@ fn a_reverse_start_is_a_live_position_walked_back_from_the_end() {
         }
     }
 }
+
+#[test]
+fn an_opening_walk_is_a_live_position_walked_from_the_start_with_fresh_counts() {
+    for size in [8, 10] {
+        let game = Halma::of_size(size);
+        let board = game.board();
+        let start = game.initial_state();
+        for plies in [1, 10, 100] {
+            for seed in 0..20 {
+                let state = game
+                    .opening_walk(plies, seed)
+                    .expect("Halma has opening walks");
+                assert_eq!(game.opening_walk(plies, seed), Some(state), "seeded");
+                assert_ne!(state, start);
+                assert_eq!(game.outcome(&state), None, "the game goes on");
+                assert_eq!(game.current_player(&state), Player::First);
+                assert_eq!(state.moves, [0, 0], "counted afresh");
+                let text = game.format_state(&state);
+                assert_eq!(game.parse_state(&text).expect("reads back"), state);
+                for side in [Player::First, Player::Second] {
+                    assert_eq!(state.pieces(side).count_ones(), board.pieces_per_side());
+                }
+                if plies == 1 {
+                    // One move each: one piece of each side has moved.
+                    for side in [Player::First, Player::Second] {
+                        let moved = state.pieces(side) & !start.pieces(side);
+                        assert_eq!(moved.count_ones(), 1, "{text}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -17,7 +17,8 @@
 //!   searches, when asked for.
 //! - Reverse starts (a reverse curriculum), where the game has them: a
 //!   share of the games begins near the game's end, walked back a random
-//!   number of moves, so that a fresh network meets real results.
+//!   number of moves, so that a fresh network meets real results; and
+//!   opening walks, a share begun after random moves from the start.
 //! - Each policy target keeps its surprise, the KL divergence from the
 //!   root's priors (noise included), for training to weight it by.
 
@@ -68,6 +69,12 @@ pub struct SelfPlayConfig {
     /// Reverse starts walk back a number of moves of each side drawn from
     /// 1 to this (0: no reverse starts).
     pub reverse_start_plies: u32,
+    /// Share of the games that start from an opening walk
+    /// (`Game::opening_walk`) where the game has them.
+    pub opening_walk_fraction: f64,
+    /// Opening walks play a number of random moves of each side drawn from
+    /// 1 to this (0: no opening walks).
+    pub opening_walk_plies: u32,
 }
 
 impl Default for SelfPlayConfig {
@@ -87,6 +94,8 @@ impl Default for SelfPlayConfig {
             forced_playouts: 0.0,
             reverse_start_fraction: 0.0,
             reverse_start_plies: 0,
+            opening_walk_fraction: 0.0,
+            opening_walk_plies: 0,
         }
     }
 }
@@ -155,15 +164,7 @@ pub fn play_games<G, E>(
     let start_game = |index: usize, rng: &mut SmallRng| {
         let game_seed = seed.wrapping_mul(0x9E37_79B9).wrapping_add(index as u64);
         let game = make_game(game_seed);
-        let reversed = config.reverse_start_plies > 0
-            && rng.random_bool(config.reverse_start_fraction.clamp(0.0, 1.0));
-        let state = reversed
-            .then(|| {
-                let plies = rng.random_range(1..=config.reverse_start_plies);
-                game.reverse_start(plies, rng.random())
-            })
-            .flatten()
-            .unwrap_or_else(|| game.initial_state());
+        let state = curriculum_start(config, &game, rng).unwrap_or_else(|| game.initial_state());
         let search = Search::new(game, state, config.search_config(true), rng.random());
         let slot = Slot {
             positions: Vec::new(),
@@ -234,6 +235,30 @@ pub fn play_games<G, E>(
             }
             index += 1;
         }
+    }
+}
+
+/// A reverse start or an opening walk for a new game, drawn with `rng` in
+/// the shares `config` asks for (`None`: the game's own start).
+fn curriculum_start<G: Game>(
+    config: &SelfPlayConfig,
+    game: &G,
+    rng: &mut SmallRng,
+) -> Option<G::State> {
+    if config.reverse_start_plies == 0 && config.opening_walk_plies == 0 {
+        return None;
+    }
+    let draw: f64 = rng.random();
+    let reverse = config.reverse_start_fraction.clamp(0.0, 1.0);
+    let opening = reverse + config.opening_walk_fraction.clamp(0.0, 1.0);
+    if draw < reverse && config.reverse_start_plies > 0 {
+        let plies = rng.random_range(1..=config.reverse_start_plies);
+        game.reverse_start(plies, rng.random())
+    } else if draw >= reverse && draw < opening && config.opening_walk_plies > 0 {
+        let plies = rng.random_range(1..=config.opening_walk_plies);
+        game.opening_walk(plies, rng.random())
+    } else {
+        None
     }
 }
 

@@ -216,4 +216,24 @@ fn reverse_starts_begin_near_the_end_and_their_results_are_real() {
             game.format_state(&game.initial_state())
         );
     }
+    // Opening walks: begun after moves from the start, counted afresh.
+    let config = SelfPlayConfig {
+        opening_walk_fraction: 1.0,
+        opening_walk_plies: 3,
+        ..tiny()
+    };
+    let mut records = Vec::new();
+    play_games(
+        &config,
+        4,
+        |_| game.clone(),
+        &UniformEvaluator,
+        9,
+        |record| records.push(record),
+    );
+    for record in records {
+        let first = game.parse_state(&record.positions[0].state).expect("state");
+        assert_ne!(first, game.initial_state());
+        assert_eq!(first.moves, [0, 0]);
+    }
 }

@@ -103,6 +103,12 @@ pub struct SelfPlaySettings {
     pub reverse_start_fraction: f64,
     /// Reverse starts walk back 1 to this many moves of each side (0: none).
     pub reverse_start_plies: u32,
+    /// Share of the games that start after random moves from the start,
+    /// taken as a new start (`Game::opening_walk`: in Halma the yard rule
+    /// then meets a partly emptied yard).
+    pub opening_walk_fraction: f64,
+    /// Opening walks play 1 to this many random moves of each side (0: none).
+    pub opening_walk_plies: u32,
 }
 
 impl Default for SelfPlaySettings {
@@ -122,6 +128,8 @@ impl Default for SelfPlaySettings {
             forced_playouts: 0.0,
             reverse_start_fraction: 0.0,
             reverse_start_plies: 0,
+            opening_walk_fraction: 0.0,
+            opening_walk_plies: 0,
         }
     }
 }
@@ -141,6 +149,8 @@ impl SelfPlaySettings {
             forced_playouts: self.forced_playouts,
             reverse_start_fraction: self.reverse_start_fraction,
             reverse_start_plies: self.reverse_start_plies,
+            opening_walk_fraction: self.opening_walk_fraction,
+            opening_walk_plies: self.opening_walk_plies,
             ..SelfPlayConfig::default()
         }
     }
@@ -344,8 +354,16 @@ impl TrainingConfig {
         if !(forced.is_finite() && forced >= 0.0) {
             return Err("selfplay.forced_playouts must be zero or positive".to_string());
         }
-        if !(0.0..=1.0).contains(&self.selfplay.reverse_start_fraction) {
-            return Err("selfplay.reverse_start_fraction must be between 0 and 1".to_string());
+        let selfplay = &self.selfplay;
+        let shares = selfplay.reverse_start_fraction + selfplay.opening_walk_fraction;
+        if !(0.0..=1.0).contains(&selfplay.reverse_start_fraction)
+            || !(0.0..=1.0).contains(&selfplay.opening_walk_fraction)
+            || shares > 1.0
+        {
+            return Err(
+                "selfplay.reverse_start_fraction and opening_walk_fraction must be between 0 and 1, and add up to at most 1"
+                    .to_string(),
+            );
         }
         for (name, value) in [
             ("optimizer.surprise_weight", optimizer.surprise_weight),

@@ -95,6 +95,60 @@ impl Halma {
         }
     }
 
+    /// The live position after `plies` random moves of each side from
+    /// `pieces`, in the order `sides`, the rules' ends ignored on the way
+    /// (a side walked into its goal moves on until it is out); the move
+    /// counts start at 0, White to move. `None` if a side cannot leave its
+    /// goal.
+    fn walk(
+        &self,
+        mut pieces: [Cells; 2],
+        sides: [Player; 2],
+        plies: u32,
+        seed: u64,
+    ) -> Option<Position> {
+        let board = &*self.board;
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let goals = [board.yard(Player::Second), board.yard(Player::First)];
+        let mut choices = Vec::new();
+        let mut step = |pieces: &mut [Cells; 2], side: Player| {
+            let occupied = pieces[0] | pieces[1];
+            choices.clear();
+            for from in cells_of(pieces[side.index()]) {
+                let targets = moves::targets(board, occupied, from);
+                choices.extend(cells_of(targets).map(|to| (from, to)));
+            }
+            if let Some(&(from, to)) = choices.get(rng.random_range(0..choices.len().max(1))) {
+                pieces[side.index()] ^= (1 << from) | (1 << to);
+            }
+        };
+        for _ in 0..plies {
+            for side in sides {
+                step(&mut pieces, side);
+            }
+        }
+        // Neither side may be done.
+        for side in sides {
+            for _ in 0..board.pieces_per_side() {
+                if pieces[side.index()] != goals[side.index()] {
+                    break;
+                }
+                step(&mut pieces, side);
+            }
+        }
+        if pieces[0] == goals[0] || pieces[1] == goals[1] {
+            return None;
+        }
+        Some(Position {
+            pieces,
+            moves: [0, 0],
+            side: Player::First,
+            passed: false,
+            ply: 0,
+            status: Status::Playing,
+        })
+    }
+
     /// Halma of `size` with the club's rules.
     pub fn of_size(size: usize) -> Halma {
         Halma::new(
@@ -296,45 +350,18 @@ impl Game for Halma {
     /// as in a game from the start, and a long walk looks like one.
     fn reverse_start(&self, plies: u32, seed: u64) -> Option<Position> {
         let board = &*self.board;
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let goals = [board.yard(Player::Second), board.yard(Player::First)];
-        let mut pieces = goals;
-        let mut choices = Vec::new();
-        let mut step_back = |pieces: &mut [Cells; 2], side: Player| {
-            let occupied = pieces[0] | pieces[1];
-            choices.clear();
-            for from in cells_of(pieces[side.index()]) {
-                let targets = moves::targets(board, occupied, from);
-                choices.extend(cells_of(targets).map(|to| (from, to)));
-            }
-            if let Some(&(from, to)) = choices.get(rng.random_range(0..choices.len().max(1))) {
-                pieces[side.index()] ^= (1 << from) | (1 << to);
-            }
-        };
-        for _ in 0..plies {
-            step_back(&mut pieces, Player::Second);
-            step_back(&mut pieces, Player::First);
-        }
-        // Neither side may still be done.
-        for side in [Player::Second, Player::First] {
-            for _ in 0..board.pieces_per_side() {
-                if pieces[side.index()] != goals[side.index()] {
-                    break;
-                }
-                step_back(&mut pieces, side);
-            }
-        }
-        if pieces[0] == goals[0] || pieces[1] == goals[1] {
-            return None;
-        }
-        Some(Position {
-            pieces,
-            moves: [0, 0],
-            side: Player::First,
-            passed: false,
-            ply: 0,
-            status: Status::Playing,
-        })
+        // Both sides done: every piece in the opposing yard; Black's move
+        // back first.
+        let done = [board.yard(Player::Second), board.yard(Player::First)];
+        self.walk(done, [Player::Second, Player::First], plies, seed)
+    }
+
+    /// Every piece in its own yard, then `plies` random moves of each side,
+    /// White's first; the move counts restart (0 each, White to move).
+    fn opening_walk(&self, plies: u32, seed: u64) -> Option<Position> {
+        let board = &*self.board;
+        let start = [board.yard(Player::First), board.yard(Player::Second)];
+        self.walk(start, [Player::First, Player::Second], plies, seed)
     }
 
     fn ply(&self, state: &Position) -> usize {
