@@ -234,6 +234,6 @@ fn reverse_starts_begin_near_the_end_and_their_results_are_real() {
     for record in records {
         let first = game.parse_state(&record.positions[0].state).expect("state");
         assert_ne!(first, game.initial_state());
-        assert_eq!(first.moves, [0, 0]);
+        assert!(first.moves[0] == first.moves[1] && first.moves[0] < game.yard_limit());
     }
 }

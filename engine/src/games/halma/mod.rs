@@ -357,11 +357,20 @@ impl Game for Halma {
     }
 
     /// Every piece in its own yard, then `plies` random moves of each side,
-    /// White's first; the move counts restart (0 each, White to move).
+    /// White's first; the move counts restart at one count drawn below the
+    /// yard limit, the same for both sides (White to move), so that the
+    /// rule's deadline lies from one move to the whole limit away: near it
+    /// the search sees the yard rule decide.
     fn opening_walk(&self, plies: u32, seed: u64) -> Option<Position> {
         let board = &*self.board;
         let start = [board.yard(Player::First), board.yard(Player::Second)];
-        self.walk(start, [Player::First, Player::Second], plies, seed)
+        let mut position = self.walk(start, [Player::First, Player::Second], plies, seed)?;
+        let mut rng = SmallRng::seed_from_u64(seed.rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15);
+        let limit = self.yard_limit.min(self.draw_moves);
+        let count = rng.random_range(0..limit.max(1));
+        position.moves = [count, count];
+        position.ply = 2 * count;
+        Some(position)
     }
 
     fn ply(&self, state: &Position) -> usize {
