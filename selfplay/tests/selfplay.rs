@@ -174,10 +174,14 @@ fn several_writers_on_one_directory_lose_nothing() {
 #[test]
 fn reverse_starts_begin_near_the_end_and_their_results_are_real() {
     let game = Halma::of_size(8);
-    let play = |fraction: f64| {
+    // Six games with the reverse starts and opening walks of `reverse` and
+    // `opening` (their shares), walks of 1 to 3 moves.
+    let play = |reverse: f64, opening: f64| {
         let config = SelfPlayConfig {
-            reverse_start_fraction: fraction,
+            reverse_start_fraction: reverse,
             reverse_start_plies: 3,
+            opening_walk_fraction: opening,
+            opening_walk_plies: 3,
             ..tiny()
         };
         let mut records = Vec::new();
@@ -191,7 +195,7 @@ fn reverse_starts_begin_near_the_end_and_their_results_are_real() {
         );
         records
     };
-    for record in play(1.0) {
+    for record in play(1.0, 0.0) {
         // Walked back from the end: not the start, and no side done.
         let first = game.parse_state(&record.positions[0].state).expect("state");
         assert_ne!(first, game.initial_state());
@@ -210,27 +214,14 @@ fn reverse_starts_begin_near_the_end_and_their_results_are_real() {
             assert_eq!(position.outcome, expected);
         }
     }
-    for record in play(0.0) {
+    for record in play(0.0, 0.0) {
         assert_eq!(
             record.positions[0].state,
             game.format_state(&game.initial_state())
         );
     }
     // Opening walks: begun after moves from the start, counted afresh.
-    let config = SelfPlayConfig {
-        opening_walk_fraction: 1.0,
-        opening_walk_plies: 3,
-        ..tiny()
-    };
-    let mut records = Vec::new();
-    play_games(
-        &config,
-        4,
-        |_| game.clone(),
-        &UniformEvaluator,
-        9,
-        |record| records.push(record),
-    );
+    let records = play(0.0, 1.0);
     for record in records {
         let first = game.parse_state(&record.positions[0].state).expect("state");
         assert_ne!(first, game.initial_state());
