@@ -248,13 +248,21 @@ fn curriculum_start<G: Game>(
     if config.reverse_start_plies == 0 && config.opening_walk_plies == 0 {
         return None;
     }
+    // Each kind's share of the games (none without walks).
+    let share = |fraction: f64, plies: u32| {
+        if plies > 0 {
+            fraction.clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    };
+    let reverse = share(config.reverse_start_fraction, config.reverse_start_plies);
+    let opening = reverse + share(config.opening_walk_fraction, config.opening_walk_plies);
     let draw: f64 = rng.random();
-    let reverse = config.reverse_start_fraction.clamp(0.0, 1.0);
-    let opening = reverse + config.opening_walk_fraction.clamp(0.0, 1.0);
-    if draw < reverse && config.reverse_start_plies > 0 {
+    if draw < reverse {
         let plies = rng.random_range(1..=config.reverse_start_plies);
         game.reverse_start(plies, rng.random())
-    } else if draw >= reverse && draw < opening && config.opening_walk_plies > 0 {
+    } else if draw < opening {
         let plies = rng.random_range(1..=config.opening_walk_plies);
         game.opening_walk(plies, rng.random())
     } else {

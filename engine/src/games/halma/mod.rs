@@ -95,20 +95,19 @@ impl Halma {
         }
     }
 
-    /// The live position after `plies` random moves of each side from
-    /// `pieces`, in the order `sides`, the rules' ends ignored on the way
-    /// (a side walked into its goal moves on until it is out); the move
-    /// counts start at 0, White to move. `None` if a side cannot leave its
-    /// goal.
+    /// The live position after `plies` random moves of each side (drawn
+    /// with `rng`) from `pieces`, in the order `sides`, the rules' ends
+    /// ignored on the way (a side walked into its goal moves on until it is
+    /// out); the move counts start at 0, White to move. `None` if a side
+    /// cannot leave its goal.
     fn walk(
         &self,
         mut pieces: [Cells; 2],
         sides: [Player; 2],
         plies: u32,
-        seed: u64,
+        rng: &mut SmallRng,
     ) -> Option<Position> {
         let board = &*self.board;
-        let mut rng = SmallRng::seed_from_u64(seed);
         let goals = [board.yard(Player::Second), board.yard(Player::First)];
         let mut choices = Vec::new();
         let mut step = |pieces: &mut [Cells; 2], side: Player| {
@@ -353,7 +352,8 @@ impl Game for Halma {
         // Both sides done: every piece in the opposing yard; Black's move
         // back first.
         let done = [board.yard(Player::Second), board.yard(Player::First)];
-        self.walk(done, [Player::Second, Player::First], plies, seed)
+        let mut rng = SmallRng::seed_from_u64(seed);
+        self.walk(done, [Player::Second, Player::First], plies, &mut rng)
     }
 
     /// Every piece in its own yard, then `plies` random moves of each side,
@@ -364,8 +364,8 @@ impl Game for Halma {
     fn opening_walk(&self, plies: u32, seed: u64) -> Option<Position> {
         let board = &*self.board;
         let start = [board.yard(Player::First), board.yard(Player::Second)];
-        let mut position = self.walk(start, [Player::First, Player::Second], plies, seed)?;
-        let mut rng = SmallRng::seed_from_u64(seed.rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15);
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut position = self.walk(start, [Player::First, Player::Second], plies, &mut rng)?;
         let limit = self.yard_limit.min(self.draw_moves);
         let count = rng.random_range(0..limit.max(1));
         position.moves = [count, count];
