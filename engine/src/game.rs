@@ -281,6 +281,16 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
         Forcing::Free
     }
 
+    /// The result the rules already decide in the live position `state`,
+    /// from the side to move's view, where a game can tell it cheaply
+    /// (Halma: a side with more pieces in its own yard than moves left
+    /// before the yard rule binds). The search takes such a position as
+    /// proven, like a finished one, without an evaluation. The default
+    /// knows nothing.
+    fn decided(&self, _state: &Self::State) -> Option<Outcome> {
+        None
+    }
+
     /// Each grid cell's owner once the game `state` is over, from
     /// `player`'s point of view: 1 own, −1 the opponent's, 0 nobody's or
     /// off the board, written to `owners` (height × width, row-major, as a

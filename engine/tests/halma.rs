@@ -1,12 +1,16 @@
 //! Halma's rules as facts: the start's moves counted by hand, jumps, the
 //! yard rule, the win, the draw limit, the notation and its errors, the
-//! reflection, and the generic conformance check on both sizes.
+//! reflection, the yard rule decided in advance, and the generic
+//! conformance check on both sizes.
 
 use std::collections::BTreeSet;
 
 use grandmaitre_engine::conformance::check_random_games;
 use grandmaitre_engine::halma::Halma;
+use grandmaitre_engine::search::{Search, SearchConfig, UniformEvaluator};
 use grandmaitre_engine::{Forcing, Game, Outcome, Player, Symmetry};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 
 fn play(game: &Halma, moves: &str) -> <Halma as Game>::State {
     let mut state = game.initial_state();
@@ -329,4 +333,128 @@ fn an_opening_walk_is_a_live_position_walked_from_the_start_with_fresh_counts() 
             }
         }
     }
+}
+
+#[test]
+fn the_yard_rule_is_decided_once_a_yard_holds_more_pieces_than_moves_left() {
+    // White keeps a1 b1 a2 at home; Black's yard is empty in the first
+    // board, holds g8 h8 h7 in the second. The limit is 30: the rule binds
+    // from move 31, so with n moves made a side has 31 − n moves left.
+    let empty_black_yard = "8/8/BBBBB3/BBBBB3/8/8/W3WWW1/WW2WWWW";
+    let three_at_home = "6BB/7B/BBBBB3/BB6/8/8/W3WWW1/WW2WWWW";
+    let gt = Halma::default();
+    let ge = Halma::with_parameters("size=8 compare=ge").expect("rules");
+    for (game, board, rest, decided) in [
+        // Three pieces, three moves left: not decided.
+        (&gt, empty_black_yard, "w 28 28", None),
+        // Two moves left: White cannot empty its yard in time.
+        (&gt, empty_black_yard, "w 29 28", Some(Outcome::Loss)),
+        // The same seen by Black to move: Black wins.
+        (&gt, empty_black_yard, "b 29 28", Some(Outcome::Win)),
+        // With `ge` the rule binds at move 30: two moves left at 28.
+        (&ge, empty_black_yard, "w 28 28", Some(Outcome::Loss)),
+        // Black is short of moves and White, not short, binds later.
+        (&gt, three_at_home, "w 20 29", Some(Outcome::Win)),
+        // Both short: White's binding move comes first.
+        (&gt, three_at_home, "w 29 29", Some(Outcome::Loss)),
+        // Black short and binding before White's move 31.
+        (&gt, three_at_home, "w 28 29", Some(Outcome::Win)),
+        // White short; Black, three moves at home and 21 moves left, binds
+        // later.
+        (&gt, three_at_home, "w 29 10", Some(Outcome::Loss)),
+        // Black short, but White may lose first at its own move 31 (ply 5
+        // from now, Black's binding move at ply 6): not decided.
+        (&gt, three_at_home, "w 28 28", None),
+    ] {
+        let text = format!("{board} {rest}");
+        let state = game.parse_state(&text).expect("position");
+        assert_eq!(game.outcome(&state), None, "{text}: live");
+        assert_eq!(game.decided(&state), decided, "{text}");
+    }
+}
+
+#[test]
+fn a_decided_yard_rule_holds_in_random_games_without_passes() {
+    // Random games in which a side never plays a move that loses at once
+    // while it has another (so never back into its own yard past its
+    // limit by choice): every decision, once made, is the game's result,
+    // unless the game ends with a side that had only losing moves against
+    // the decision (the rule's escape, with passes: none is met here,
+    // checked). Both sizes, both readings of the limit.
+    for rules in ["size=8", "size=8 compare=ge", "size=10", "size=8 limit=12"] {
+        let game = Halma::with_parameters(rules).expect("rules");
+        let mut rng = SmallRng::seed_from_u64(11);
+        let (mut held, mut escaped) = (0, 0);
+        let mut actions = Vec::new();
+        for _ in 0..40 {
+            let mut state = game.initial_state();
+            let mut claims = Vec::new();
+            let mut forced = false;
+            while game.outcome(&state).is_none() {
+                if let Some(outcome) = game.decided(&state) {
+                    claims.push((game.current_player(&state), outcome));
+                }
+                game.legal_actions(&state, &mut actions);
+                let safe: Vec<_> = actions
+                    .iter()
+                    .copied()
+                    .filter(|&action| {
+                        let after = game.play(&state, action).expect("legal");
+                        game.outcome(&after) != Some(Outcome::Win)
+                    })
+                    .collect();
+                forced = safe.is_empty();
+                let choices = if forced { &actions } else { &safe };
+                let action = choices[rng.random_range(0..choices.len())];
+                assert_ne!(game.format_action(&state, action), "pass", "{rules}");
+                state = game.play(&state, action).expect("legal");
+            }
+            let result = game.outcome(&state).expect("over");
+            for (player, outcome) in claims {
+                let actual = if game.current_player(&state) == player {
+                    result
+                } else {
+                    result.flipped()
+                };
+                if actual == outcome {
+                    held += 1;
+                } else {
+                    assert!(forced, "{rules}: {}", game.format_state(&state));
+                    escaped += 1;
+                }
+            }
+        }
+        assert!(
+            held > 100 && escaped * 20 < held,
+            "{rules}: {held} held, {escaped} escaped"
+        );
+    }
+}
+
+#[test]
+fn the_search_proves_a_position_whose_every_move_leaves_the_yard_too_full() {
+    // White has three pieces deep at home (a1 b1 a2) and three moves left:
+    // none of them can leave the yard in one move, so every move leaves
+    // more pieces than moves and is decided; the search proves the loss.
+    let game = Halma::default();
+    let state = game
+        .parse_state("8/8/BBBBB3/BBBBB3/8/8/W3WWW1/WW2WWWW w 28 28")
+        .expect("position");
+    assert_eq!(game.decided(&state), None);
+    let config = SearchConfig {
+        simulations: 400,
+        ..SearchConfig::default()
+    };
+    let mut search = Search::new(game.clone(), state, config, 3);
+    let result = search.run(&UniformEvaluator);
+    assert_eq!(result.proof, Some(Outcome::Loss));
+    assert!(search.node_count() < 400, "proven before the budget");
+    // Without the rule's decision, the same search proves nothing.
+    let config = SearchConfig {
+        simulations: 400,
+        decisive_moves: false,
+        ..SearchConfig::default()
+    };
+    let mut search = Search::new(game, state, config, 3);
+    assert_eq!(search.run(&UniformEvaluator).proof, None);
 }

@@ -61,7 +61,8 @@ pub struct SearchConfig {
     /// Use the moves the rules force ([`crate::Game::forcing_moves`]): a
     /// position with a win at once is proven without an evaluation, and
     /// where the opponent threatens one only the moves that stop it are
-    /// searched.
+    /// searched; a position whose result the rules already decide
+    /// ([`crate::Game::decided`]) is proven too.
     pub decisive_moves: bool,
     /// Keep the subtree of the move played for the next search.
     pub reuse_tree: bool,

@@ -278,14 +278,18 @@ impl<G: Game> Search<G> {
         let mut state = self.tree.node(node).state.clone();
         self.game.apply_unchecked(&mut state, edge.action);
         let mut child = Self::make_node(&self.game, state);
-        // A position with a move that wins at once is won: proven without
-        // an evaluation (the root is never proven this way, so that it keeps
+        // A position with a move that wins at once is won, and one whose
+        // result the rules already decide is decided: proven without an
+        // evaluation (the root is never proven this way, so that it keeps
         // its moves).
-        if self.config.decisive_moves
-            && child.proof == Proof::Unknown
-            && self.game.forcing_moves(&child.state, &mut self.forced) == Forcing::Wins
-        {
-            child.proof = Proof::from_outcome(Outcome::Win, child.side);
+        if self.config.decisive_moves && child.proof == Proof::Unknown {
+            let outcome = self.game.decided(&child.state).or_else(|| {
+                (self.game.forcing_moves(&child.state, &mut self.forced) == Forcing::Wins)
+                    .then_some(Outcome::Win)
+            });
+            if let Some(outcome) = outcome {
+                child.proof = Proof::from_outcome(outcome, child.side);
+            }
         }
         let id = self.tree.nodes.len() as NodeId;
         self.tree.nodes.push(child);

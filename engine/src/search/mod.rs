@@ -48,7 +48,9 @@
 //! with a win at once proven when it is created (no evaluation), and a node
 //! whose opponent threatens one expanded with only the moves that stop it
 //! (Teytaud & Teytaud 2010, "On the huge benefit of decisive moves in
-//! Monte-Carlo tree search algorithms").
+//! Monte-Carlo tree search algorithms"). A position whose result the rules
+//! already decide ([`Game::decided`](crate::game::Game::decided)) is proven
+//! when it is created as well.
 //!
 //! # Final move
 //!

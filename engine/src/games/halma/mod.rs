@@ -415,6 +415,49 @@ impl Game for Halma {
         }
     }
 
+    /// The yard rule decided in advance. A move takes at most one piece
+    /// out of its own yard, so a side with more pieces there than moves
+    /// left up to its first binding move has lost by that move at the
+    /// latest; it is decided when the other side cannot lose by the yard
+    /// rule before it (an empty yard, or a later binding move). Two cases
+    /// escape it, both needing a side with no legal move or a side forced
+    /// back into its own yard past its limit: a pass delays a side's
+    /// binding move (two in a row draw), and the other side may still lose
+    /// first by re-entering its yard.
+    fn decided(&self, state: &Position) -> Option<Outcome> {
+        if state.status != Status::Playing {
+            return None;
+        }
+        let binding = if self.inclusive {
+            self.yard_limit
+        } else {
+            self.yard_limit + 1
+        };
+        if binding > self.draw_moves {
+            return None;
+        }
+        // Each side with a piece in its own yard: the ply from now of its
+        // binding move (the side to move plays the odd plies), and whether
+        // its yard can no longer be emptied by then.
+        let deadline = |player: Player| {
+            let in_yard = (state.pieces(player) & self.board.yard(player)).count_ones();
+            let made = state.moves[player.index()];
+            (in_yard > 0 && made < binding).then(|| {
+                let left = u32::from(binding - made);
+                (2 * left - u32::from(player == state.side), in_yard > left)
+            })
+        };
+        let loses_first = |doomed: Option<(u32, bool)>, other: Option<(u32, bool)>| matches!(doomed, Some((ply, true)) if other.is_none_or(|(other_ply, _)| ply < other_ply));
+        let (mine, theirs) = (deadline(state.side), deadline(state.side.opponent()));
+        if loses_first(mine, theirs) {
+            Some(Outcome::Loss)
+        } else if loses_first(theirs, mine) {
+            Some(Outcome::Win)
+        } else {
+            None
+        }
+    }
+
     fn is_legal(&self, state: &Position, action: Action) -> bool {
         if state.status != Status::Playing || action.index() >= self.spec.action_count {
             return false;
