@@ -16,7 +16,7 @@ pub mod games;
 pub mod levels;
 pub mod search;
 
-pub use games::{halma, havannah, heraldis};
+pub use games::{bulltricker, halma, havannah, heraldis};
 
 pub use game::{
     Action, ActionLayout, Forcing, Game, GameSpec, IllegalAction, Outcome, ParseError, Player,

@@ -5,6 +5,7 @@
 //! program's game registry (`src/registry.rs` of the command-line crate),
 //! which names it, says where its shipped model is and which players rate it.
 
+pub mod bulltricker;
 pub mod halma;
 pub mod havannah;
 pub mod heraldis;

@@ -1,0 +1,498 @@
+//! Bulltricker (1992, "half draughts, half chess"): wall the opposing King
+//! in between four rectangular pieces. Rules: `shared/rules/bulltricker.md`;
+//! the engine's grid, names and notation are in [`board`] and [`position`].
+//!
+//! Actions: a move from grid cell `f` to grid cell `t` is `f · 225 + t`, a
+//! square of from-to logits over the 15 × 15 grid (junctions included, so
+//! that the policy lies on the network's grid). There is no pass: a side
+//! without a move has drawn.
+//!
+//! Engine rules, each a parameter where it is a number (the README's
+//! Bulltricker section lists them with the sources' disagreements):
+//! - after every move both Kings are tested: a King whose four rectangles
+//!   are all occupied, one at least by an enemy piece, is mated and its
+//!   side loses, the mover included (the Trick); both mated: the mover
+//!   wins;
+//! - a draw when the side to move has no move, when fewer than
+//!   `material` rectangles (both colours together, default 4) are
+//!   occupied, when a position (pieces and side to move) stands for the
+//!   `repetitions`-th time (default 3), and after `plies` plies (default
+//!   400);
+//! - the two-step belongs to the transversal Pawns on their start line
+//!   (a Pawn of that side there has never moved: Pawns go only forward);
+//! - a Pawn ending a move, a chain of captures included, on the opposing
+//!   back line becomes a Queen.
+
+pub mod board;
+mod encoding;
+pub mod moves;
+mod position;
+
+use std::fmt::Write;
+use std::ops::ControlFlow;
+
+pub use board::{GRID, Kind, Rects, SIZE};
+pub use encoding::{PLANE_COUNT, PLANE_NAMES};
+pub use moves::Move;
+pub use position::{Draw, Key, Position, Status, colour_name};
+
+use crate::game::{Action, ActionLayout, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
+
+/// Version of the network input encoding (see [`PLANE_NAMES`]).
+pub const ENCODING_VERSION: u32 = 1;
+/// Plies before a draw (engine rule).
+pub const DEFAULT_PLY_CAP: u16 = 400;
+/// Fewer occupied rectangles than this draw (engine rule).
+pub const DEFAULT_MATERIAL: u32 = 4;
+/// The occurrence of a position that draws (engine rule).
+pub const DEFAULT_REPETITIONS: usize = 3;
+
+/// The rules of Bulltricker with their parameters.
+#[derive(Clone, Debug)]
+pub struct Bulltricker {
+    ply_cap: u16,
+    material: u32,
+    repetitions: usize,
+    spec: GameSpec,
+}
+
+impl Default for Bulltricker {
+    fn default() -> Bulltricker {
+        Bulltricker::new(DEFAULT_PLY_CAP, DEFAULT_MATERIAL, DEFAULT_REPETITIONS)
+    }
+}
+
+impl Bulltricker {
+    /// The rules with a draw after `ply_cap` plies, below `material`
+    /// occupied rectangles, and at a position's `repetitions`-th
+    /// occurrence.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `ply_cap` or `repetitions` is 0.
+    pub fn new(ply_cap: u16, material: u32, repetitions: usize) -> Bulltricker {
+        assert!(ply_cap > 0 && repetitions > 0, "limits must be positive");
+        Bulltricker {
+            ply_cap,
+            material,
+            repetitions,
+            spec: GameSpec {
+                name: "bulltricker",
+                action_count: GRID * GRID,
+                action_layout: ActionLayout::CellPairs,
+                observation_shape: [PLANE_COUNT, SIZE, SIZE],
+                board_plane: None,
+                encoding_version: ENCODING_VERSION,
+                max_game_length: usize::from(ply_cap),
+                symmetry_count: 2,
+            },
+        }
+    }
+
+    /// The ply cap.
+    pub fn ply_cap(&self) -> u16 {
+        self.ply_cap
+    }
+
+    /// The action of a move.
+    pub fn move_action(&self, m: Move) -> Action {
+        Action((m.from * GRID + m.to) as u16)
+    }
+
+    /// The move of an action.
+    pub fn action_move(&self, action: Action) -> Move {
+        Move {
+            from: action.index() / GRID,
+            to: action.index() % GRID,
+        }
+    }
+
+    /// Whether `player`'s King is walled in: its four rectangles occupied,
+    /// one at least by the other side.
+    pub fn is_mated(&self, position: &Position, player: Player) -> bool {
+        let (r, c) = board::row_col(position.king(player));
+        let wall: Rects = [(-1, 0), (1, 0), (0, -1), (0, 1)]
+            .into_iter()
+            .filter_map(|(dr, dc)| board::at(r + dr, c + dc))
+            .map(board::bit)
+            .sum();
+        wall.count_ones() == 4
+            && position.occupied() & wall == wall
+            && position.pieces(player.opponent()) & wall != 0
+    }
+
+    /// Plays a legal move.
+    fn apply(&self, position: &mut Position, m: Move) {
+        let mover = position.side();
+        let key = &position.key;
+        let king_move = position.king(mover) == m.from;
+        let taken = if king_move {
+            0
+        } else {
+            moves::captured(position, m)
+        };
+        let queen = !king_move && key.queens & board::bit(m.from) != 0;
+        position.push_history(king_move || (queen && taken == 0));
+        let key = &mut position.key;
+        if king_move {
+            key.kings[mover.index()] = m.to as u8;
+        } else {
+            let path = board::bit(m.from) | board::bit(m.to);
+            key.pieces[mover.index()] ^= path;
+            key.pieces[mover.opponent().index()] &= !taken;
+            key.queens &= !taken;
+            if queen {
+                key.queens ^= path;
+            } else if board::row_col(m.to).0 == moves::promotion_row(mover) {
+                key.queens |= board::bit(m.to);
+            }
+        }
+        key.side = mover.opponent();
+        position.plies += 1;
+        position.status = self.status_after_move(position, mover);
+    }
+
+    fn status_after_move(&self, position: &Position, mover: Player) -> Status {
+        let mated = [Player::First, Player::Second].map(|p| self.is_mated(position, p));
+        if mated[mover.opponent().index()] {
+            Status::Won(mover)
+        } else if mated[mover.index()] {
+            Status::Won(mover.opponent())
+        } else if position.occupied().count_ones() < self.material {
+            Status::Drawn(Draw::Material)
+        } else if position.earlier_occurrences() + 1 >= self.repetitions {
+            Status::Drawn(Draw::Repetition)
+        } else if position.plies >= self.ply_cap {
+            Status::Drawn(Draw::PlyCap)
+        } else if !moves::has_move(position) {
+            Status::Drawn(Draw::NoMove)
+        } else {
+            Status::Playing
+        }
+    }
+
+    /// Reads a position, checking what the rules allow.
+    pub fn parse_position(&self, text: &str) -> Result<Position, ParseError> {
+        let error = |reason: String| ParseError::new("position", text, reason);
+        let mut position = Position::parse_fields(text).map_err(error)?;
+        let (white, black) = (
+            board::row_col(position.king(Player::First)),
+            board::row_col(position.king(Player::Second)),
+        );
+        if (white.0 - black.0).abs() < 4 && (white.1 - black.1).abs() < 4 {
+            return Err(error("the Kings stand side by side".to_string()));
+        }
+        for player in [Player::First, Player::Second] {
+            let row = moves::promotion_row(player);
+            let pawns = position.pieces(player) & !position.key.queens;
+            if board::rect_cells(pawns).any(|g| board::row_col(g).0 == row) {
+                return Err(error(format!(
+                    "a {} Pawn on the opposing back line",
+                    colour_name(player)
+                )));
+            }
+        }
+        if position.plies > self.ply_cap {
+            return Err(error(format!(
+                "{} plies played, more than the cap {}",
+                position.plies, self.ply_cap
+            )));
+        }
+        // The result of the position as it stands (mates are those of the
+        // last move, by the side not to move).
+        let mover = position.side().opponent();
+        position.status = self.status_after_move(&position, mover);
+        Ok(position)
+    }
+
+    /// The legal moves of `position`.
+    pub fn legal_moves(&self, position: &Position) -> Vec<Move> {
+        let mut list = Vec::new();
+        if position.status == Status::Playing {
+            moves::for_each_legal(position, |m| {
+                list.push(m);
+                ControlFlow::Continue(())
+            });
+        }
+        list
+    }
+
+    fn is_capture(&self, position: &Position, m: Move) -> bool {
+        position.king(position.side()) != m.from && moves::captured(position, m) != 0
+    }
+}
+
+impl Game for Bulltricker {
+    type State = Position;
+
+    fn spec(&self) -> &GameSpec {
+        &self.spec
+    }
+
+    fn initial_state(&self) -> Position {
+        Position::start()
+    }
+
+    fn current_player(&self, state: &Position) -> Player {
+        state.side()
+    }
+
+    fn ply(&self, state: &Position) -> usize {
+        usize::from(state.plies)
+    }
+
+    fn legal_actions(&self, state: &Position, actions: &mut Vec<Action>) {
+        actions.clear();
+        if state.status != Status::Playing {
+            return;
+        }
+        moves::for_each_legal(state, |m| {
+            actions.push(self.move_action(m));
+            ControlFlow::Continue(())
+        });
+        actions.sort_unstable();
+    }
+
+    fn is_legal(&self, state: &Position, action: Action) -> bool {
+        if state.status != Status::Playing || action.index() >= self.spec.action_count {
+            return false;
+        }
+        let wanted = self.action_move(action);
+        let side = state.side();
+        let own = board::is_rect(wanted.from) && state.pieces(side) & board::bit(wanted.from) != 0;
+        if !own && state.king(side) != wanted.from {
+            return false;
+        }
+        let mut found = false;
+        moves::for_each_legal_from(state, wanted.from, |m| {
+            if m == wanted {
+                found = true;
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        found
+    }
+
+    fn apply_unchecked(&self, state: &mut Position, action: Action) {
+        debug_assert!(self.is_legal(state, action), "illegal action {action:?}");
+        self.apply(state, self.action_move(action));
+    }
+
+    fn outcome(&self, state: &Position) -> Option<Outcome> {
+        match state.status {
+            Status::Playing => None,
+            Status::Drawn(_) => Some(Outcome::Draw),
+            Status::Won(winner) if winner == state.side() => Some(Outcome::Win),
+            Status::Won(_) => Some(Outcome::Loss),
+        }
+    }
+
+    fn encode(&self, state: &Position, planes: &mut [f32]) {
+        encoding::encode(self, state, planes);
+    }
+
+    /// The mirror swapping left and right keeps the rules.
+    fn transformed(&self, _symmetry: Symmetry) -> Bulltricker {
+        self.clone()
+    }
+
+    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
+        if symmetry.0 == 0 {
+            return state.clone();
+        }
+        state.mirrored()
+    }
+
+    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
+        if symmetry.0 == 0 {
+            return action;
+        }
+        let m = self.action_move(action);
+        self.move_action(Move {
+            from: board::mirror(m.from),
+            to: board::mirror(m.to),
+        })
+    }
+
+    fn transform_cell(&self, cell: usize, symmetry: Symmetry) -> usize {
+        if symmetry.0 == 0 {
+            cell
+        } else {
+            board::mirror(cell)
+        }
+    }
+
+    fn parse_state(&self, text: &str) -> Result<Position, ParseError> {
+        self.parse_position(text)
+    }
+
+    fn format_state(&self, state: &Position) -> String {
+        state.to_notation()
+    }
+
+    /// `FROM-TO` or `FROMxTO`, cells named as [`board`] says, in any case.
+    fn parse_action(&self, state: &Position, text: &str) -> Result<Action, ParseError> {
+        let error = |reason: String| ParseError::new("move", text, reason);
+        if state.status != Status::Playing {
+            return Err(error("the game is over".to_string()));
+        }
+        let trimmed = text.trim();
+        let Some(split) = trimmed.find(['-', 'x', 'X']).filter(|&i| i > 0) else {
+            return Err(error(
+                "expected FROM-TO or FROMxTO, cells such as A2V1 or H7C1".to_string(),
+            ));
+        };
+        let (from_text, to_text) = (&trimmed[..split], &trimmed[split + 1..]);
+        let cell = |name: &str| {
+            board::parse_cell(name).ok_or_else(|| {
+                error(format!(
+                    "'{name}' names no cell (rows H1-H8 and A1-A7, columns V1-V8 and C1-C7)"
+                ))
+            })
+        };
+        let m = Move {
+            from: cell(from_text)?,
+            to: cell(to_text)?,
+        };
+        let legal = self.legal_moves(state);
+        if legal.contains(&m) {
+            return Ok(self.move_action(m));
+        }
+        let side = state.side();
+        let owner = state
+            .letter(m.from)
+            .filter(|letter| letter.is_ascii_uppercase() == (side == Player::First));
+        let reason = if owner.is_none() {
+            format!(
+                "no {} piece on {}",
+                colour_name(side),
+                board::cell_name(m.from)
+            )
+        } else if legal.iter().any(|l| self.is_capture(state, *l)) && !self.is_capture(state, m) {
+            "a line capture is compulsory".to_string()
+        } else {
+            format!(
+                "the piece on {} cannot go to {}",
+                board::cell_name(m.from),
+                board::cell_name(m.to)
+            )
+        };
+        Err(error(reason))
+    }
+
+    fn format_action(&self, state: &Position, action: Action) -> String {
+        let m = self.action_move(action);
+        let separator = if self.is_capture(state, m) { 'x' } else { '-' };
+        format!(
+            "{}{separator}{}",
+            board::cell_name(m.from),
+            board::cell_name(m.to)
+        )
+    }
+
+    fn parameters(&self) -> String {
+        format!(
+            "plies={} material={} repetitions={}",
+            self.ply_cap, self.material, self.repetitions
+        )
+    }
+
+    /// `plies=N material=M repetitions=R`, any of them left out.
+    fn with_parameters(text: &str) -> Result<Bulltricker, ParseError> {
+        let error = |reason: String| ParseError::new("game parameters", text, reason);
+        let (mut plies, mut material, mut repetitions) =
+            (DEFAULT_PLY_CAP, DEFAULT_MATERIAL, DEFAULT_REPETITIONS);
+        for token in text.split_whitespace() {
+            let (name, value) = token
+                .split_once('=')
+                .ok_or_else(|| error(format!("'{token}' is not NAME=VALUE")))?;
+            let number = |low: u32, high: u32| {
+                value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (low..=high).contains(n))
+                    .ok_or_else(|| {
+                        error(format!(
+                            "{name} must be a whole number from {low} to {high}"
+                        ))
+                    })
+            };
+            match name {
+                "plies" => plies = number(1, 10_000)? as u16,
+                "material" => material = number(0, 112)?,
+                "repetitions" => repetitions = number(1, 100)? as usize,
+                _ => {
+                    return Err(error(format!(
+                        "unknown parameter '{name}' (plies, material, repetitions)"
+                    )));
+                }
+            }
+        }
+        Ok(Bulltricker::new(plies, material, repetitions))
+    }
+
+    fn render(&self, state: &Position) -> String {
+        let mut text = String::new();
+        // Royal squares `.` or a King, rectangles `-` (along the row) and
+        // `|` (along the column) when empty, junctions `+`.
+        let _ = writeln!(text, "    {}", column_labels());
+        for r in 0..SIZE {
+            let row_label = &board::cell_name(r * SIZE + 1)[..2];
+            let _ = write!(text, "{row_label:>3} ");
+            for c in 0..SIZE {
+                let g = r * SIZE + c;
+                let symbol = state.letter(g).unwrap_or(match board::kind(g) {
+                    Kind::Junction => '+',
+                    Kind::Horizontal => '-',
+                    Kind::Vertical => '|',
+                    Kind::Royal => '.',
+                });
+                let _ = write!(text, "{symbol:>3}");
+            }
+            text.push('\n');
+        }
+        let _ = writeln!(text, "position: {}", state.to_notation());
+        let _ = writeln!(text, "ply {} of at most {}", state.plies, self.ply_cap);
+        match state.status {
+            Status::Playing => {
+                let mut actions = Vec::new();
+                self.legal_actions(state, &mut actions);
+                let names: Vec<String> = actions
+                    .iter()
+                    .map(|&a| self.format_action(state, a))
+                    .collect();
+                let _ = writeln!(text, "{} to move", colour_name(state.side()));
+                let _ = writeln!(text, "legal moves: {}", names.join(" "));
+            }
+            Status::Won(player) => {
+                let _ = writeln!(text, "result: {} wins by mate", colour_name(player));
+            }
+            Status::Drawn(reason) => {
+                let why = match reason {
+                    Draw::NoMove => "no legal move",
+                    Draw::Material => "too little material",
+                    Draw::Repetition => "repetition",
+                    Draw::PlyCap => "the ply cap",
+                };
+                let _ = writeln!(text, "result: draw ({why})");
+            }
+        }
+        text
+    }
+
+    fn player_name(&self, player: Player) -> &'static str {
+        match player {
+            Player::First => "white",
+            Player::Second => "black",
+        }
+    }
+}
+
+/// The column names above the drawn board, three characters each.
+fn column_labels() -> String {
+    (0..SIZE)
+        .map(|c| format!("{:>3}", &board::cell_name(SIZE + c)[2..]))
+        .collect()
+}

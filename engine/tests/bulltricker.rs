@@ -1,0 +1,180 @@
+//! Bulltricker's rules as facts: the start's moves counted by hand, the
+//! notation and its errors, and the generic conformance check.
+
+use grandmaitre_engine::bulltricker::Bulltricker;
+use grandmaitre_engine::conformance::check_random_games;
+use grandmaitre_engine::{Game, Player};
+
+fn moves(game: &Bulltricker, state: &<Bulltricker as Game>::State) -> Vec<String> {
+    let mut actions = Vec::new();
+    game.legal_actions(state, &mut actions);
+    let mut names: Vec<String> = actions
+        .iter()
+        .map(|&a| game.format_action(state, a))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_start_has_the_50_moves_counted_by_hand() {
+    let game = Bulltricker::default();
+    let start = game.initial_state();
+    let list = moves(&game, &start);
+    // Each Queen steps diagonally onto H8 (one or two rectangles: 14);
+    // each transversal Pawn one or two steps straight on (14); each Pawn
+    // of allée 2 straight on and onto its free diagonals (8 + 14). The
+    // King and the Queens' lines are shut in.
+    let queens = list
+        .iter()
+        .filter(|m| {
+            m.starts_with("A1") && m.ends_with(|c: char| c.is_ascii_digit()) && m.contains("-H8")
+        })
+        .count();
+    let transversal = list.iter().filter(|m| m.starts_with("H7")).count();
+    let second_row = list.iter().filter(|m| m.starts_with("A2")).count();
+    assert_eq!((queens, transversal, second_row), (14, 14, 22));
+    assert_eq!(list.len(), 50);
+    assert!(list.contains(&"H7C4-H5C4".to_string()), "the two-step");
+    assert_eq!(game.current_player(&start), Player::First);
+    let text = game.render(&start);
+    assert!(
+        text.contains("A1   Q  .  Q  .  Q  .  Q  K  Q  .  Q  .  Q  .  Q"),
+        "{text}"
+    );
+    assert!(text.contains("White to move"));
+}
+
+#[test]
+fn positions_and_moves_read_back_and_bad_ones_get_one_line_errors() {
+    let game = Bulltricker::default();
+    let start = game.initial_state();
+    let text = game.format_state(&start);
+    assert_eq!(game.parse_state(&text).expect("reads back"), start);
+    let good = "7/13k1/7/15/7/15/7/15/7/15/7/P13P/7/1K13/7 w 0";
+    assert!(game.parse_state(good).is_ok());
+    for (bad, reason) in [
+        (
+            "7/13k1/7/15/7/15/7/15/7/15/7/P13P/7/1K13 w 0",
+            "expected 15 rows",
+        ),
+        (
+            "8/13k1/7/15/7/15/7/15/7/15/7/P13P/7/1K13/7 w 0",
+            "row H1 describes 8 cells",
+        ),
+        (
+            "7/13k1/7/15/7/15/7/15/7/15/7/R13P/7/1K13/7 w 0",
+            "unknown piece 'R'",
+        ),
+        (
+            "7/15/7/15/7/15/7/15/7/15/7/P13P/7/1K13/7 w 0",
+            "Black has no King",
+        ),
+        (
+            "7/k14/7/15/7/15/7/15/7/15/7/P13P/7/1K13/7 w 0",
+            "a King on A7V1",
+        ),
+        (
+            "7/13k1/7/15/7/15/7/15/7/15/7/1P13/7/1K13/7 w 0",
+            "a P on A2C1, a royal square",
+        ),
+        (
+            "7/13k1/7/15/7/15/7/15/7/15/7/P13P/7/1K13/7 x 0",
+            "side to move 'x'",
+        ),
+        (
+            "7/13k1/7/15/7/15/7/15/7/15/7/P13P/7/1K13/7 w -1",
+            "plies '-1'",
+        ),
+        (
+            "7/13k1/7/15/7/15/7/15/7/15/7/P13P/7/1K13/7 w 500",
+            "more than the cap 400",
+        ),
+        (
+            "7/13k1/7/15/7/15/7/15/7/15/7/P13P/7/1K13/7 w 4 seen=9",
+            "not seen=N",
+        ),
+        (
+            "7/1k13/7/1K13/7/15/7/15/7/15/7/P13P/7/15/7 w 0",
+            "side by side",
+        ),
+        (
+            "P6/13k1/7/15/7/15/7/15/7/15/7/P13P/7/1K13/7 w 0",
+            "White Pawn on the opposing back line",
+        ),
+        (
+            "7/13k1/7/15/7/15/7/15/7/15/7/P13P/7/1K13/7",
+            "expected 3 or 4 fields",
+        ),
+    ] {
+        let error = game.parse_state(bad).expect_err(bad).to_string();
+        assert!(error.contains(reason), "{bad}: {error}");
+        assert_eq!(error.lines().count(), 1);
+    }
+    for (bad, reason) in [
+        ("A2V1", "expected FROM-TO"),
+        ("A2V1-A9V1", "'A9V1' names no cell"),
+        ("A3V1-A4V1", "no White piece on A3V1"),
+        ("A7V1-A6V1", "no White piece on A7V1"),
+        ("A2V1-A4V1", "the piece on A2V1 cannot go to A4V1"),
+    ] {
+        let error = game.parse_action(&start, bad).expect_err(bad).to_string();
+        assert!(error.contains(reason), "{bad}: {error}");
+        assert_eq!(error.lines().count(), 1);
+    }
+    // Any case, either separator.
+    let a = game.parse_action(&start, "h7c4-h5c4").expect("lower case");
+    assert_eq!(game.parse_action(&start, "H7C4xH5C4").expect("x"), a);
+    assert_eq!(game.format_action(&start, a), "H7C4-H5C4");
+}
+
+#[test]
+fn a_line_capture_excludes_the_other_moves_and_is_written_with_x() {
+    let game = Bulltricker::default();
+    // White's Pawn on H4C3 faces a Black Pawn on H3C3 with H2C3 free
+    // beyond: it must take.
+    // With the Black Pawn beside the line, no capture: ordinary moves.
+    let state = game
+        .parse_state("7/13k1/7/15/4p2/15/2P4/15/7/15/7/P13P/7/1K13/7 w 0")
+        .expect("position");
+    assert!(moves(&game, &state).len() > 5);
+    let state = game
+        .parse_state("7/13k1/7/15/2p4/15/2P4/15/7/15/7/P13P/7/1K13/7 w 0")
+        .expect("position");
+    assert_eq!(moves(&game, &state), ["H4C3xH2C3"]);
+    let error = game
+        .parse_action(&state, "A2V1-A3V1")
+        .expect_err("compulsory")
+        .to_string();
+    assert!(error.contains("a line capture is compulsory"), "{error}");
+}
+
+#[test]
+fn parameters_round_trip_and_bad_ones_are_refused() {
+    let game = Bulltricker::with_parameters("plies=90 material=6 repetitions=2").expect("rules");
+    assert_eq!(game.parameters(), "plies=90 material=6 repetitions=2");
+    assert_eq!(
+        Bulltricker::default().parameters(),
+        "plies=400 material=4 repetitions=3"
+    );
+    for (bad, reason) in [
+        ("plies=0", "plies must be a whole number from 1"),
+        ("colour=red", "unknown parameter 'colour'"),
+        ("plies", "is not NAME=VALUE"),
+        ("repetitions=x", "repetitions must be"),
+    ] {
+        let error = Bulltricker::with_parameters(bad)
+            .expect_err(bad)
+            .to_string();
+        assert!(error.contains(reason), "{bad}: {error}");
+    }
+}
+
+#[test]
+fn random_games_pass_the_conformance_check() {
+    let game = Bulltricker::default();
+    let report = check_random_games(&game, 10, 7);
+    assert_eq!(report.games, 10);
+    let game = Bulltricker::with_parameters("plies=60 material=12 repetitions=2").expect("rules");
+    check_random_games(&game, 10, 8);
+}
