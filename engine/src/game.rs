@@ -263,9 +263,10 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
     }
 
     /// A start for self-play walked forward from the game's own start:
-    /// `plies` random moves of each side, then the position taken as a new
-    /// start (in Halma the move counts restart, so that the yard rule meets
-    /// a partly emptied yard), drawn with `seed`; the game goes on in it.
+    /// `plies` random moves of each side (in Halma, moves that bring a
+    /// piece nearer its goal, with the true move counts, so that the yard
+    /// rule meets a partly emptied yard), drawn with `seed`; the game goes
+    /// on in it.
     /// It bridges [`Game::reverse_start`]'s positions near the end and the
     /// real start. `None` where the game has none (the default).
     fn opening_walk(&self, _plies: u32, _seed: u64) -> Option<Self::State> {

@@ -299,12 +299,14 @@ fn a_reverse_start_is_a_live_position_walked_back_from_the_end() {
 }
 
 #[test]
-fn an_opening_walk_is_a_live_position_walked_from_the_start_with_fresh_counts() {
+fn an_opening_walk_is_a_live_position_walked_forward_from_the_start_with_its_counts() {
     for size in [8, 10] {
         let game = Halma::of_size(size);
         let board = game.board();
         let start = game.initial_state();
+        let limit = game.yard_limit();
         for plies in [1, 10, 100] {
+            let mut at_home = 0;
             for seed in 0..20 {
                 let state = game
                     .opening_walk(plies, seed)
@@ -313,23 +315,28 @@ fn an_opening_walk_is_a_live_position_walked_from_the_start_with_fresh_counts() 
                 assert_ne!(state, start);
                 assert_eq!(game.outcome(&state), None, "the game goes on");
                 assert_eq!(game.current_player(&state), Player::First);
-                let [white, black] = state.moves;
-                assert!(
-                    white == black && white < game.yard_limit(),
-                    "counted afresh"
-                );
+                let count = (plies as u16).min(limit - 1);
+                assert_eq!(state.moves, [count, count], "the true counts");
                 let text = game.format_state(&state);
                 assert_eq!(game.parse_state(&text).expect("reads back"), state);
                 for side in [Player::First, Player::Second] {
                     assert_eq!(state.pieces(side).count_ones(), board.pieces_per_side());
+                    at_home += (state.pieces(side) & board.yard(side)).count_ones();
                 }
                 if plies == 1 {
-                    // One move each: one piece of each side has moved.
+                    // One move each, nearer the goal: one piece of each
+                    // side has left its yard's corner.
                     for side in [Player::First, Player::Second] {
                         let moved = state.pieces(side) & !start.pieces(side);
                         assert_eq!(moved.count_ones(), 1, "{text}");
                     }
                 }
+            }
+            // Walking forward empties the yards: after the limit's worth of
+            // moves few pieces are left at home.
+            if plies == 100 {
+                let pieces = 40 * board.pieces_per_side();
+                assert!(at_home * 5 < pieces, "{at_home} of {pieces} at home");
             }
         }
     }

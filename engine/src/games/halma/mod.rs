@@ -98,13 +98,16 @@ impl Halma {
     /// The live position after `plies` random moves of each side (drawn
     /// with `rng`) from `pieces`, in the order `sides`, the rules' ends
     /// ignored on the way (a side walked into its goal moves on until it is
-    /// out); the move counts start at 0, White to move. `None` if a side
-    /// cannot leave its goal.
+    /// out); `forward`: each move drawn among those that bring the piece
+    /// nearer the side's goal corner (any move where none does). The move
+    /// counts start at 0, White to move. `None` if a side cannot leave its
+    /// goal.
     fn walk(
         &self,
         mut pieces: [Cells; 2],
         sides: [Player; 2],
         plies: u32,
+        forward: bool,
         rng: &mut SmallRng,
     ) -> Option<Position> {
         let board = &*self.board;
@@ -112,10 +115,19 @@ impl Halma {
         let mut choices = Vec::new();
         let mut step = |pieces: &mut [Cells; 2], side: Player| {
             let occupied = pieces[0] | pieces[1];
+            let corner = board.goal_corner(side);
             choices.clear();
             for from in cells_of(pieces[side.index()]) {
                 let targets = moves::targets(board, occupied, from);
                 choices.extend(cells_of(targets).map(|to| (from, to)));
+            }
+            if forward {
+                let nearer = |&(from, to): &(usize, usize)| {
+                    board.manhattan(to, corner) < board.manhattan(from, corner)
+                };
+                if choices.iter().any(nearer) {
+                    choices.retain(nearer);
+                }
             }
             if let Some(&(from, to)) = choices.get(rng.random_range(0..choices.len().max(1))) {
                 pieces[side.index()] ^= (1 << from) | (1 << to);
@@ -353,21 +365,33 @@ impl Game for Halma {
         // back first.
         let done = [board.yard(Player::Second), board.yard(Player::First)];
         let mut rng = SmallRng::seed_from_u64(seed);
-        self.walk(done, [Player::Second, Player::First], plies, &mut rng)
+        self.walk(
+            done,
+            [Player::Second, Player::First],
+            plies,
+            false,
+            &mut rng,
+        )
     }
 
-    /// Every piece in its own yard, then `plies` random moves of each side,
-    /// White's first; the move counts restart at one count drawn below the
-    /// yard limit, the same for both sides (White to move), so that the
-    /// rule's deadline lies from one move to the whole limit away: near it
-    /// the search sees the yard rule decide.
+    /// Every piece in its own yard, then `plies` moves of each side (at
+    /// most one less than the yard limit), White's first, each drawn among
+    /// the moves that bring a piece nearer its goal corner: a position a
+    /// game heading somewhere could reach, with its true move counts, so
+    /// that the yard rule's deadline is as near as in such a game.
     fn opening_walk(&self, plies: u32, seed: u64) -> Option<Position> {
         let board = &*self.board;
         let start = [board.yard(Player::First), board.yard(Player::Second)];
         let mut rng = SmallRng::seed_from_u64(seed);
-        let mut position = self.walk(start, [Player::First, Player::Second], plies, &mut rng)?;
         let limit = self.yard_limit.min(self.draw_moves);
-        let count = rng.random_range(0..limit.max(1));
+        let count = plies.min(u32::from(limit.saturating_sub(1)).max(1)) as u16;
+        let mut position = self.walk(
+            start,
+            [Player::First, Player::Second],
+            u32::from(count),
+            true,
+            &mut rng,
+        )?;
         position.moves = [count, count];
         position.ply = 2 * count;
         Some(position)
