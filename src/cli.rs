@@ -121,7 +121,7 @@ pub struct SelfplayArgs {
 #[derive(Debug, Args)]
 pub struct ArenaArgs {
     /// Player A: random, rollout:sims=N[,rollouts=R], uniform:sims=N,
-    /// alphabeta:depth=D (Heraldis, Halma), greedy (Halma),
+    /// alphabeta:depth=D (Heraldis, Halma, Bulltricker), greedy (Halma, Bulltricker),
     /// openspiel:sims=N[,rollouts=R] (OpenSpiel's MCTSBot, Havannah), or
     /// mcts[:model=DIR][,sims=N][,level=L][,cpuct=C][,fpu=F][,lcb=0|1]
     /// [,temp=T][,noise=P][,decisive=0|1][,forced=K] (the network's search;

@@ -97,7 +97,8 @@ pub enum PlayerSpec {
         /// Simulations per move.
         simulations: u32,
     },
-    /// Alpha-beta with the game's hand-written evaluation (Heraldis, Halma).
+    /// Alpha-beta with the game's hand-written evaluation (Heraldis, Halma,
+    /// Bulltricker).
     AlphaBeta {
         /// Depth in plies.
         depth: u32,

@@ -11,6 +11,7 @@
 
 use anyhow::Result;
 use grandmaitre_engine::agent::Agent;
+use grandmaitre_engine::bulltricker::{self, Bulltricker};
 use grandmaitre_engine::halma::{self, Halma};
 use grandmaitre_engine::havannah::{self, Havannah};
 use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;
@@ -226,6 +227,44 @@ impl Registered for Halma {
     }
 }
 
+impl Registered for Bulltricker {
+    const NAME: &'static str = "bulltricker";
+    const RULES_HELP: &'static str = "bulltricker: `plies=N material=M repetitions=R` (a draw after N plies, default 400; below M occupied rectangles, default 4; at a position's R-th occurrence, default 3), any of them may be left out";
+    const SHIPPED: Option<ShippedModel> = None;
+    const ANCHORS: &'static [&'static str] = &["alphabeta:depth=3", "greedy"];
+    const PERFT_BENCH_DEPTH: u32 = 4;
+
+    fn with_rules(text: &str) -> Result<Self> {
+        Ok(Bulltricker::with_parameters(text)?)
+    }
+
+    fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(
+            bulltricker::baselines::AlphaBetaAgent::bulltricker(depth, seed),
+        ))
+    }
+
+    fn greedy(seed: u64) -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(bulltricker::baselines::GreedyAgent::new(seed)))
+    }
+
+    fn export_notes(&self) -> ExportNotes {
+        let grid = bulltricker::GRID;
+        ExportNotes {
+            rules: self.parameters(),
+            fields: vec![("ply_cap", self.ply_cap().into())],
+            cell_index: format!(
+                "grid cell 15 × row + column (row 0 is Black's back line H1, column 0 is V1); junctions, rectangles and royal squares alike; planes are plane-major, each {grid} values"
+            ),
+            planes: bulltricker::PLANE_NAMES.to_vec(),
+            actions: format!(
+                "a move from grid cell f to grid cell t is f × {grid} + t (cells numbered as the planes)"
+            ),
+            modules: &[],
+        }
+    }
+}
+
 /// Work to do on a game, whatever the game.
 pub trait GameTask {
     /// Runs on `game`.
@@ -266,7 +305,7 @@ macro_rules! registry {
     };
 }
 
-registry!(Heraldis, Havannah, Halma);
+registry!(Heraldis, Havannah, Halma, Bulltricker);
 
 /// The help of `--rules`: each game's parameters.
 pub fn rules_help() -> String {
@@ -334,7 +373,7 @@ mod tests {
         let error = dispatch("chess", None, Check).expect_err("unknown");
         assert_eq!(
             error.to_string(),
-            "unknown game 'chess': expected heraldis, havannah, halma"
+            "unknown game 'chess': expected heraldis, havannah, halma, bulltricker"
         );
     }
 }

@@ -285,7 +285,7 @@ fn gtp_switches_games_within_one_session() {
     );
     assert_eq!(
         answers[3],
-        "? unknown game 'chess': expected heraldis, havannah, halma"
+        "? unknown game 'chess': expected heraldis, havannah, halma, bulltricker"
     );
     assert_eq!(answers[4], "=");
     assert_eq!(answers[5], "=");

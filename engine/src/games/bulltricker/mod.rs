@@ -23,6 +23,7 @@
 //! - a Pawn ending a move, a chain of captures included, on the opposing
 //!   back line becomes a Queen.
 
+pub mod baselines;
 pub mod board;
 mod encoding;
 pub mod moves;

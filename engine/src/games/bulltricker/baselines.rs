@@ -1,0 +1,186 @@
+//! Bulltricker's hand-written players, the anchors that measure the Grand
+//! Maître without any learning:
+//!
+//! - [`GreedyAgent`]: a mating move always; else the move that takes the
+//!   most material (a Queen 3, a Pawn 1), the one that leaves the opposing
+//!   King the fewest free rectangles among equals, at random among the
+//!   rest of the ties; a move that loses at once (the Trick) only when no
+//!   other is left.
+//! - [`AlphaBetaAgent`]: fixed-depth alpha-beta on material and King
+//!   freedom: Pawns 100, Queens 300, and 40 for each free rectangle around
+//!   one's own King less those around the opponent's, from the side to
+//!   move; captures tried first, the largest first.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::board::{self, Rects};
+use super::{Bulltricker, Position, Status};
+use crate::agent::Agent;
+use crate::alphabeta::{AlphaBeta, Evaluation};
+use crate::game::{Action, Game, Player};
+
+/// Worth of a Pawn and of a Queen.
+const PAWN: i32 = 100;
+const QUEEN: i32 = 300;
+/// Worth of each free rectangle around a King.
+const FREEDOM: i32 = 40;
+
+/// The four rectangles around the King on grid cell `king`.
+fn wall(king: usize) -> Rects {
+    let (r, c) = board::row_col(king);
+    [(-1, 0), (1, 0), (0, -1), (0, 1)]
+        .into_iter()
+        .filter_map(|(dr, dc)| board::at(r + dr, c + dc))
+        .map(board::bit)
+        .sum()
+}
+
+/// Empty rectangles around `player`'s King.
+fn freedom(state: &Position, player: Player) -> i32 {
+    (wall(state.king(player)) & !state.occupied()).count_ones() as i32
+}
+
+/// The material of the rectangles `rects`.
+fn material(state: &Position, rects: Rects) -> i32 {
+    let queens = (rects & state.key.queens).count_ones() as i32;
+    let pawns = (rects & !state.key.queens).count_ones() as i32;
+    QUEEN * queens + PAWN * pawns
+}
+
+/// Material taken by a move of the side to move.
+fn taken(game: &Bulltricker, state: &Position, action: Action) -> i32 {
+    let m = game.action_move(action);
+    if state.king(state.side()) == m.from {
+        return 0;
+    }
+    material(state, super::moves::captured(state, m))
+}
+
+/// The greedy player.
+#[derive(Debug)]
+pub struct GreedyAgent {
+    rng: SmallRng,
+    actions: Vec<Action>,
+}
+
+impl GreedyAgent {
+    /// A greedy player whose ties are broken by `seed`.
+    pub fn new(seed: u64) -> GreedyAgent {
+        GreedyAgent {
+            rng: SmallRng::seed_from_u64(seed),
+            actions: Vec::new(),
+        }
+    }
+}
+
+impl Agent<Bulltricker> for GreedyAgent {
+    fn select(&mut self, game: &Bulltricker, state: &Position) -> Action {
+        game.legal_actions(state, &mut self.actions);
+        let mover = state.side();
+        let key = |action: Action| {
+            let next = game.play(state, action).expect("legal");
+            let wins = next.status == Status::Won(mover);
+            let loses = next.status == Status::Won(mover.opponent());
+            (
+                wins,
+                !loses,
+                taken(game, state, action),
+                -freedom(&next, mover.opponent()),
+            )
+        };
+        let keys: Vec<_> = self.actions.iter().map(|&a| key(a)).collect();
+        let best = keys.iter().max().expect("a legal move");
+        let ties: Vec<Action> = self
+            .actions
+            .iter()
+            .zip(&keys)
+            .filter(|(_, k)| *k == best)
+            .map(|(&a, _)| a)
+            .collect();
+        ties[self.rng.random_range(0..ties.len())]
+    }
+}
+
+/// Alpha-beta on material and King freedom.
+pub type AlphaBetaAgent = AlphaBeta<MaterialEvaluation>;
+
+impl AlphaBetaAgent {
+    /// A searcher of `depth` plies (at least 1); `seed` breaks ties between
+    /// equally scored root moves.
+    pub fn bulltricker(depth: u32, seed: u64) -> AlphaBetaAgent {
+        AlphaBeta::new(depth, seed, MaterialEvaluation)
+    }
+}
+
+/// Material and King freedom, captures ordered first.
+#[derive(Clone, Copy, Debug)]
+pub struct MaterialEvaluation;
+
+impl Evaluation<Bulltricker> for MaterialEvaluation {
+    fn evaluate(&self, _game: &Bulltricker, state: &Position) -> i32 {
+        let side = state.side();
+        let opponent = side.opponent();
+        material(state, state.pieces(side)) - material(state, state.pieces(opponent))
+            + FREEDOM * (freedom(state, side) - freedom(state, opponent))
+    }
+
+    fn ordered_moves(&self, game: &Bulltricker, state: &Position) -> Vec<Action> {
+        let mut actions = Vec::new();
+        game.legal_actions(state, &mut actions);
+        actions.sort_by_key(|&a| -taken(game, state, a));
+        actions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greedy_takes_the_most_and_mates_when_it_can() {
+        let game = Bulltricker::default();
+        // White's Queen on A4V1 takes the Pawn on A4V2 and the Queen on
+        // A4V4 in one line, landing on A4V5 to A4V8.
+        let state = game
+            .parse_state("7/13k1/7/15/7/15/7/Q1p3q8/7/15/7/P13P/7/1K13/7 w 0")
+            .expect("position");
+        for seed in 0..5 {
+            let action = GreedyAgent::new(seed).select(&game, &state);
+            let name = game.format_action(&state, action);
+            assert!(name.starts_with("A4V1xA4V"), "{name}");
+            assert_eq!(taken(&game, &state, action), PAWN + QUEEN);
+        }
+        // Black's King on A7C7 has three of its rectangles filled by White
+        // Queens (H1C7, A7V7, A7V8) and H2C7 empty: the Queen on H3C7
+        // slides up across A6C7 onto H2C7 and walls it in.
+        let state = game
+            .parse_state("6Q/12QkQ/7/15/6Q/15/7/15/7/15/7/P13P/7/1K13/7 w 0")
+            .expect("position");
+        let action = GreedyAgent::new(0).select(&game, &state);
+        let next = game.play(&state, action).expect("legal");
+        assert_eq!(
+            next.status,
+            Status::Won(Player::First),
+            "{}",
+            game.format_action(&state, action)
+        );
+        assert_eq!(
+            (wall(next.king(Player::Second)) & next.occupied()).count_ones(),
+            4
+        );
+    }
+
+    #[test]
+    fn alpha_beta_mates_and_counts_material() {
+        let game = Bulltricker::default();
+        let state = game
+            .parse_state("6Q/12QkQ/7/15/6Q/15/7/15/7/15/7/P13P/7/1K13/7 w 0")
+            .expect("position");
+        let action = AlphaBetaAgent::bulltricker(2, 1).select(&game, &state);
+        let next = game.play(&state, action).expect("legal");
+        assert_eq!(next.status, Status::Won(Player::First));
+        let evaluation = MaterialEvaluation.evaluate(&game, &game.initial_state());
+        assert_eq!(evaluation, 0, "the start is even");
+    }
+}
