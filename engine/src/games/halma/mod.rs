@@ -98,16 +98,16 @@ impl Halma {
     /// The live position after `plies` random moves of each side (drawn
     /// with `rng`) from `pieces`, in the order `sides`, the rules' ends
     /// ignored on the way (a side walked into its goal moves on until it is
-    /// out); `forward`: each move drawn among those that bring the piece
-    /// nearer the side's goal corner (any move where none does). The move
-    /// counts start at 0, White to move. `None` if a side cannot leave its
-    /// goal.
+    /// out); `forward[side]`: the chance that a move of that side is drawn
+    /// among those that bring the piece nearer its goal corner (among all
+    /// where none does) rather than among all. The move counts start at 0,
+    /// White to move. `None` if a side cannot leave its goal.
     fn walk(
         &self,
         mut pieces: [Cells; 2],
         sides: [Player; 2],
         plies: u32,
-        forward: bool,
+        forward: [f64; 2],
         rng: &mut SmallRng,
     ) -> Option<Position> {
         let board = &*self.board;
@@ -121,7 +121,8 @@ impl Halma {
                 let targets = moves::targets(board, occupied, from);
                 choices.extend(cells_of(targets).map(|to| (from, to)));
             }
-            if forward {
+            let purpose = forward[side.index()];
+            if purpose > 0.0 && rng.random_bool(purpose) {
                 let nearer = |&(from, to): &(usize, usize)| {
                     board.manhattan(to, corner) < board.manhattan(from, corner)
                 };
@@ -369,16 +370,19 @@ impl Game for Halma {
             done,
             [Player::Second, Player::First],
             plies,
-            false,
+            [0.0; 2],
             &mut rng,
         )
     }
 
     /// Every piece in its own yard, then `plies` moves of each side (at
-    /// most one less than the yard limit), White's first, each drawn among
-    /// the moves that bring a piece nearer its goal corner: a position a
-    /// game heading somewhere could reach, with its true move counts, so
-    /// that the yard rule's deadline is as near as in such a game.
+    /// most one less than the yard limit), White's first; each side draws
+    /// how purposeful it is, a chance from 0 to 1 that a move of its is
+    /// drawn among those that bring a piece nearer its goal corner (else
+    /// among all). A position a game could reach, with its true move
+    /// counts, in which each side has emptied its yard more or less: the
+    /// yard rule's deadline is as near as in such a game, and which side
+    /// it threatens varies.
     fn opening_walk(&self, plies: u32, seed: u64) -> Option<Position> {
         let board = &*self.board;
         let start = [board.yard(Player::First), board.yard(Player::Second)];
@@ -389,7 +393,7 @@ impl Game for Halma {
             start,
             [Player::First, Player::Second],
             u32::from(count),
-            true,
+            [rng.random(), rng.random()],
             &mut rng,
         )?;
         position.moves = [count, count];
