@@ -1,7 +1,8 @@
 //! The engine's Bulltricker against the naive one of the tests
 //! (`support/bulltricker_naive.rs`, written from the rules alone and
-//! sharing no code): perft from the start, and random games move by move
-//! (the legal moves, the positions' notation, the results).
+//! sharing no code): the perft fixtures (`fixtures/bulltricker.perft`: the
+//! start and a position for each rule), and random games move by move (the
+//! legal moves, the positions' notation, the results).
 
 #[path = "support/bulltricker_naive.rs"]
 mod bulltricker_naive;
@@ -13,18 +14,31 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 #[test]
-fn the_naive_rules_count_the_start_alike() {
+fn the_naive_rules_count_the_fixtures_alike() {
     let game = Bulltricker::default();
-    let start = game.initial_state();
-    let naive = NaivePosition::start();
-    assert_eq!(naive.notation(), game.format_state(&start));
-    for depth in 1..=3 {
-        assert_eq!(
-            game.perft(&start, depth),
-            perft(&naive, depth),
-            "depth {depth}"
-        );
+    let naive_start = NaivePosition::start();
+    assert_eq!(
+        naive_start.notation(),
+        game.format_state(&game.initial_state())
+    );
+    let fixtures = include_str!("fixtures/bulltricker.perft");
+    let mut checked = 0;
+    for line in fixtures.lines() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (text, counts) = line.split_once('|').expect("position | counts");
+        let state = game.parse_state(text.trim()).expect("position");
+        let naive = NaivePosition::parse(text.trim()).expect("naive position");
+        for (depth, count) in counts.split_whitespace().enumerate() {
+            let depth = depth as u32 + 1;
+            let count: u64 = count.parse().expect("count");
+            assert_eq!(game.perft(&state, depth), count, "{text} depth {depth}");
+            assert_eq!(perft(&naive, depth), count, "naive: {text} depth {depth}");
+            checked += 1;
+        }
     }
+    assert_eq!(checked, 4 + 22 * 3);
 }
 
 #[test]

@@ -337,7 +337,10 @@ fn an_opening_walk_is_a_live_position_walked_from_the_start_with_its_counts() {
             if plies == 100 {
                 // Either side may be the one behind, and a purposeful side
                 // empties its yard within the limit.
-                assert!(white_ahead > 5 && black_ahead > 5, "{white_ahead} {black_ahead}");
+                assert!(
+                    white_ahead > 5 && black_ahead > 5,
+                    "{white_ahead} {black_ahead}"
+                );
                 assert_eq!(fewest, 0);
             }
         }
