@@ -178,3 +178,47 @@ fn random_games_pass_the_conformance_check() {
     let game = Bulltricker::with_parameters("plies=60 material=12 repetitions=2").expect("rules");
     check_random_games(&game, 10, 8);
 }
+
+#[test]
+fn the_decisive_moves_are_exactly_the_mates_in_one() {
+    use grandmaitre_engine::agent::Agent;
+    use grandmaitre_engine::bulltricker::baselines::GreedyAgent;
+    use grandmaitre_engine::{Forcing, Outcome};
+    // Greedy players squeeze the Kings: their games meet mates in one.
+    let game = Bulltricker::default();
+    let mut actions = Vec::new();
+    let mut forced = Vec::new();
+    let (mut positions, mut with_mates) = (0, 0);
+    for seed in 0..12 {
+        let mut players = [GreedyAgent::new(seed), GreedyAgent::new(seed + 100)];
+        let mut state = game.initial_state();
+        while game.outcome(&state).is_none() {
+            game.legal_actions(&state, &mut actions);
+            let mates: Vec<_> = actions
+                .iter()
+                .copied()
+                .filter(|&a| {
+                    let next = game.play(&state, a).expect("legal");
+                    game.outcome(&next) == Some(Outcome::Loss)
+                })
+                .collect();
+            let forcing = game.forcing_moves(&state, &mut forced);
+            let text = game.format_state(&state);
+            if mates.is_empty() {
+                assert_eq!(forcing, Forcing::Free, "{text}");
+            } else {
+                assert_eq!((forcing, &forced), (Forcing::Wins, &mates), "{text}");
+                with_mates += 1;
+            }
+            positions += 1;
+            let player = &mut players[game.current_player(&state).index()];
+            let action = player.select(&game, &state);
+            state = game.play(&state, action).expect("legal");
+        }
+    }
+    println!("{with_mates} positions with a mate in one of {positions}");
+    assert!(
+        with_mates > 0 && positions > 500,
+        "{with_mates} of {positions}"
+    );
+}

@@ -14,8 +14,8 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::board::{self, Rects};
-use super::{Bulltricker, Position, Status};
+use super::board::Rects;
+use super::{Bulltricker, Position, Status, king_wall as wall};
 use crate::agent::Agent;
 use crate::alphabeta::{AlphaBeta, Evaluation};
 use crate::game::{Action, Game, Player};
@@ -25,16 +25,6 @@ const PAWN: i32 = 100;
 const QUEEN: i32 = 300;
 /// Worth of each free rectangle around a King.
 const FREEDOM: i32 = 40;
-
-/// The four rectangles around the King on grid cell `king`.
-fn wall(king: usize) -> Rects {
-    let (r, c) = board::row_col(king);
-    [(-1, 0), (1, 0), (0, -1), (0, 1)]
-        .into_iter()
-        .filter_map(|(dr, dc)| board::at(r + dr, c + dc))
-        .map(board::bit)
-        .sum()
-}
 
 /// Empty rectangles around `player`'s King.
 fn freedom(state: &Position, player: Player) -> i32 {

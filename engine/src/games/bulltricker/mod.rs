@@ -37,7 +37,9 @@ pub use encoding::{PLANE_COUNT, PLANE_NAMES};
 pub use moves::Move;
 pub use position::{Draw, Key, Position, Status, colour_name};
 
-use crate::game::{Action, ActionLayout, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
+use crate::game::{
+    Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
+};
 
 /// Version of the network input encoding (see [`PLANE_NAMES`]).
 pub const ENCODING_VERSION: u32 = 1;
@@ -111,12 +113,7 @@ impl Bulltricker {
     /// Whether `player`'s King is walled in: its four rectangles occupied,
     /// one at least by the other side.
     pub fn is_mated(&self, position: &Position, player: Player) -> bool {
-        let (r, c) = board::row_col(position.king(player));
-        let wall: Rects = [(-1, 0), (1, 0), (0, -1), (0, 1)]
-            .into_iter()
-            .filter_map(|(dr, dc)| board::at(r + dr, c + dc))
-            .map(board::bit)
-            .sum();
+        let wall = king_wall(position.king(player));
         wall.count_ones() == 4
             && position.occupied() & wall == wall
             && position.pieces(player.opponent()) & wall != 0
@@ -223,6 +220,16 @@ impl Bulltricker {
     }
 }
 
+/// The rectangles around the royal square `king` (four on the grid).
+pub fn king_wall(king: usize) -> Rects {
+    let (r, c) = board::row_col(king);
+    [(-1, 0), (1, 0), (0, -1), (0, 1)]
+        .into_iter()
+        .filter_map(|(dr, dc)| board::at(r + dr, c + dc))
+        .map(board::bit)
+        .sum()
+}
+
 impl Game for Bulltricker {
     type State = Position;
 
@@ -287,6 +294,42 @@ impl Game for Bulltricker {
             Status::Drawn(_) => Some(Outcome::Draw),
             Status::Won(winner) if winner == state.side() => Some(Outcome::Win),
             Status::Won(_) => Some(Outcome::Loss),
+        }
+    }
+
+    /// The decisive moves: the moves that mate the opposing King at once.
+    /// Only a move landing on one of its four rectangles can (the last
+    /// empty one, or one taken by a column capture), and then only when at
+    /// most one of them is empty; each such move is played to see.
+    fn forcing_moves(&self, state: &Position, wins: &mut Vec<Action>) -> Forcing {
+        wins.clear();
+        if state.status != Status::Playing {
+            return Forcing::Free;
+        }
+        let mover = state.side();
+        let wall = king_wall(state.king(mover.opponent()));
+        if (wall & !state.occupied()).count_ones() > 1 {
+            return Forcing::Free;
+        }
+        let mut candidates = Vec::new();
+        moves::for_each_legal(state, |m| {
+            if board::is_rect(m.to) && wall & board::bit(m.to) != 0 {
+                candidates.push(m);
+            }
+            ControlFlow::Continue(())
+        });
+        for m in candidates {
+            let mut next = state.clone();
+            self.apply(&mut next, m);
+            if next.status == Status::Won(mover) {
+                wins.push(self.move_action(m));
+            }
+        }
+        wins.sort_unstable();
+        if wins.is_empty() {
+            Forcing::Free
+        } else {
+            Forcing::Wins
         }
     }
 
