@@ -23,6 +23,25 @@ pub trait Agent<G: Game>: Send {
     }
 }
 
+/// The action of `actions` (not empty) with the greatest `key`, drawn at
+/// random with `rng` among those that share it: the choice of the
+/// hand-written players.
+pub fn best_at_random<K: Ord>(
+    rng: &mut SmallRng,
+    actions: &[Action],
+    key: impl Fn(Action) -> K,
+) -> Action {
+    let keys: Vec<K> = actions.iter().map(|&a| key(a)).collect();
+    let best = keys.iter().max().expect("a legal move");
+    let ties: Vec<Action> = actions
+        .iter()
+        .zip(&keys)
+        .filter(|(_, k)| *k == best)
+        .map(|(&a, _)| a)
+        .collect();
+    ties[rng.random_range(0..ties.len())]
+}
+
 /// Uniformly random legal moves.
 #[derive(Debug)]
 pub struct RandomAgent {

@@ -11,12 +11,12 @@
 //!   one's own King less those around the opponent's, from the side to
 //!   move; captures tried first, the largest first.
 
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 
 use super::board::Rects;
 use super::{Bulltricker, Position, Status, king_wall as wall};
-use crate::agent::Agent;
+use crate::agent::{Agent, best_at_random};
 use crate::alphabeta::{AlphaBeta, Evaluation};
 use crate::game::{Action, Game, Player};
 
@@ -79,16 +79,7 @@ impl Agent<Bulltricker> for GreedyAgent {
                 -freedom(&next, mover.opponent()),
             )
         };
-        let keys: Vec<_> = self.actions.iter().map(|&a| key(a)).collect();
-        let best = keys.iter().max().expect("a legal move");
-        let ties: Vec<Action> = self
-            .actions
-            .iter()
-            .zip(&keys)
-            .filter(|(_, k)| *k == best)
-            .map(|(&a, _)| a)
-            .collect();
-        ties[self.rng.random_range(0..ties.len())]
+        best_at_random(&mut self.rng, &self.actions, key)
     }
 }
 

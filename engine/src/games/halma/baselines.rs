@@ -12,12 +12,12 @@
 //!   with it, 10 × 10 games against the greedy player ended in shuffling
 //!   draws at the move limit.)
 
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 
 use super::board::cells_of;
 use super::{Halma, Position, Status};
-use crate::agent::Agent;
+use crate::agent::{Agent, best_at_random};
 use crate::alphabeta::{AlphaBeta, Evaluation};
 use crate::game::{Action, Game, Player};
 
@@ -70,16 +70,7 @@ impl Agent<Halma> for GreedyAgent {
                 is_jump(game, action),
             )
         };
-        let keys: Vec<_> = self.actions.iter().map(|&a| key(a)).collect();
-        let best = keys.iter().max().expect("a legal move");
-        let ties: Vec<Action> = self
-            .actions
-            .iter()
-            .zip(&keys)
-            .filter(|(_, k)| *k == best)
-            .map(|(&a, _)| a)
-            .collect();
-        ties[self.rng.random_range(0..ties.len())]
+        best_at_random(&mut self.rng, &self.actions, key)
     }
 }
 
