@@ -307,6 +307,7 @@ fn an_opening_walk_is_a_live_position_walked_from_the_start_with_its_counts() {
         let limit = game.yard_limit();
         for plies in [1, 10, 100] {
             let (mut white_ahead, mut black_ahead, mut fewest) = (0, 0, u32::MAX);
+            let mut white_to_move = 0;
             for seed in 0..40 {
                 let state = game
                     .opening_walk(plies, seed)
@@ -314,9 +315,20 @@ fn an_opening_walk_is_a_live_position_walked_from_the_start_with_its_counts() {
                 assert_eq!(game.opening_walk(plies, seed), Some(state), "seeded");
                 assert_ne!(state, start);
                 assert_eq!(game.outcome(&state), None, "the game goes on");
-                assert_eq!(game.current_player(&state), Player::First);
-                let count = (plies as u16).min(limit - 1);
-                assert_eq!(state.moves, [count, count], "the true counts");
+                // White to move after as many moves each, or Black after
+                // one more of White's.
+                let [white, black] = state.moves;
+                match game.current_player(&state) {
+                    Player::First => {
+                        assert_eq!(white, black);
+                        assert_eq!(white, (plies as u16).min(limit - 1), "the true counts");
+                        white_to_move += 1;
+                    }
+                    Player::Second => {
+                        assert_eq!(white, black + 1);
+                        assert_eq!(black, (plies as u16).min(limit - 2), "the true counts");
+                    }
+                }
                 let text = game.format_state(&state);
                 assert_eq!(game.parse_state(&text).expect("reads back"), state);
                 let at_home = [Player::First, Player::Second].map(|side| {
@@ -327,13 +339,16 @@ fn an_opening_walk_is_a_live_position_walked_from_the_start_with_its_counts() {
                 black_ahead += usize::from(at_home[1] < at_home[0]);
                 fewest = fewest.min(at_home[0]).min(at_home[1]);
                 if plies == 1 {
-                    // One move each: one piece of each side has moved.
+                    // One move each (two for White before Black's turn): as
+                    // many pieces of each side have moved at most.
                     for side in [Player::First, Player::Second] {
                         let moved = state.pieces(side) & !start.pieces(side);
-                        assert_eq!(moved.count_ones(), 1, "{text}");
+                        let made = u32::from(state.moves[side.index()]);
+                        assert!((1..=made).contains(&moved.count_ones()), "{text}");
                     }
                 }
             }
+            assert!((10..=30).contains(&white_to_move), "{white_to_move} of 40");
             if plies == 100 {
                 // Either side may be the one behind, and a purposeful side
                 // empties its yard within the limit.

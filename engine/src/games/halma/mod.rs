@@ -376,7 +376,8 @@ impl Game for Halma {
     }
 
     /// Every piece in its own yard, then `plies` moves of each side (at
-    /// most one less than the yard limit), White's first; each side draws
+    /// most one less than the yard limit), White's first, and every other
+    /// time one more move of White's (Black to move); each side draws
     /// how purposeful it is, a chance from 0 to 1 that a move of its is
     /// drawn among those that bring a piece nearer its goal corner (else
     /// among all). A position a game could reach, with its true move
@@ -388,16 +389,45 @@ impl Game for Halma {
         let start = [board.yard(Player::First), board.yard(Player::Second)];
         let mut rng = SmallRng::seed_from_u64(seed);
         let limit = self.yard_limit.min(self.draw_moves);
-        let count = plies.min(u32::from(limit.saturating_sub(1)).max(1)) as u16;
+        let purpose: [f64; 2] = [rng.random(), rng.random()];
+        // Every other walk ends after White's move: Black to move, so that
+        // the side whose deadline comes first is either colour.
+        let black_to_move = rng.random_bool(0.5);
+        let last = limit.saturating_sub(1 + u16::from(black_to_move)).max(1);
+        let count = plies.min(u32::from(last)) as u16;
         let mut position = self.walk(
             start,
             [Player::First, Player::Second],
             u32::from(count),
-            [rng.random(), rng.random()],
+            purpose,
             &mut rng,
         )?;
         position.moves = [count, count];
         position.ply = 2 * count;
+        if black_to_move {
+            let mut actions = Vec::new();
+            self.legal_actions(&position, &mut actions);
+            let corner = board.goal_corner(Player::First);
+            let nearer: Vec<Action> = actions
+                .iter()
+                .copied()
+                .filter(|&action| {
+                    self.move_ends(action).is_some_and(|(from, to)| {
+                        board.manhattan(to, corner) < board.manhattan(from, corner)
+                    })
+                })
+                .collect();
+            let choices = if !nearer.is_empty() && rng.random_bool(purpose[0]) {
+                nearer
+            } else {
+                actions
+            };
+            let action = choices[rng.random_range(0..choices.len())];
+            self.apply(&mut position, action);
+            if position.status != Status::Playing {
+                return None;
+            }
+        }
         Some(position)
     }
 
