@@ -44,6 +44,10 @@ pub enum Command {
     Gtp(GtpArgs),
     /// Export a model for embedding: ONNX and a description.
     Export(ExportArgs),
+    /// Solve a position exactly (depth-first proof-number search): the
+    /// win, draw or loss of the side to move with perfect play, and a move
+    /// that keeps it.
+    Solve(SolveArgs),
     /// Measure the engine's speed.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -310,6 +314,18 @@ pub struct PerftArgs {
     pub divide: bool,
     #[command(flatten)]
     pub position: PositionArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Give up after this long (e.g. 90s, 45m, 2h; default: no limit).
+    #[arg(long)]
+    pub time: Option<String>,
+    /// Give up after expanding this many positions (default: no limit).
+    #[arg(long)]
+    pub nodes: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -15,6 +15,7 @@ pub mod game;
 pub mod games;
 pub mod levels;
 pub mod search;
+pub mod solve;
 
 pub use games::{bulltricker, halma, havannah, heraldis};
 

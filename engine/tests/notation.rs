@@ -122,8 +122,15 @@ fn game_parameters_round_trip_and_bad_ones_say_why() {
     );
     assert_eq!(
         Heraldis::with_parameters(&text).map(|g| g.parameters()),
+        Ok(text.clone())
+    );
+    // The layout may be named as `--layout` names it.
+    assert_eq!(
+        Heraldis::with_parameters("default | 150").map(|g| g.parameters()),
         Ok(text)
     );
+    let random = Heraldis::with_parameters("random:3 | 40").expect("a random layout");
+    assert!(random.parameters().ends_with("| 40"));
     for (bad, expected) in [
         ("A S OS", "expected '<layout> | <ply limit>'"),
         ("A S | 150", "invalid layout"),

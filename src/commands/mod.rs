@@ -12,6 +12,7 @@ mod export;
 mod gtp;
 mod perft;
 mod show;
+mod solve;
 mod train;
 
 use anyhow::{Context, Result};
@@ -31,6 +32,10 @@ pub fn run(cli: Cli) -> Result<()> {
             },
         ),
         Command::Show(args) => with_position(&args, show::Show),
+        Command::Solve(args) => with_position(
+            &args.position,
+            solve::Solve::new(args.time.as_deref(), args.nodes)?,
+        ),
         Command::Advise(args) => with_position(
             &args.position,
             advise::Advise {

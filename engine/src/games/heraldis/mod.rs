@@ -442,7 +442,7 @@ impl Game for Heraldis {
                 "the ply limit must be positive",
             ));
         }
-        Ok(Heraldis::with_ply_limit(layout.parse()?, limit))
+        Ok(Heraldis::with_ply_limit(Layout::from_spec(layout)?, limit))
     }
 
     fn render(&self, state: &Position) -> String {
