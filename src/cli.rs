@@ -326,6 +326,10 @@ pub struct SolveArgs {
     /// Give up after expanding this many positions (default: no limit).
     #[arg(long)]
     pub nodes: Option<u64>,
+    /// Write the proof of a win here: one winning move for each of the
+    /// winner's positions in it, a line `POSITION<TAB>MOVE` each.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -296,6 +296,58 @@ impl<G: Game> Solver<G> {
     }
 }
 
+impl<G: Game> Solver<G> {
+    /// The proof that `attacker` wins `state`, as a book: one winning move
+    /// for each position of the attacker's in the proof, the positions
+    /// reached by that move at the attacker's turns and by every move at
+    /// the other side's, each listed once (the proof is a DAG).
+    /// `None` if the win is not proven within the solver's budget.
+    pub fn proof(&mut self, state: &G::State, attacker: Player) -> Option<Vec<(G::State, Action)>> {
+        let mut book = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![state.clone()];
+        let mut actions = Vec::new();
+        while let Some(current) = stack.pop() {
+            if !seen.insert(current.clone()) {
+                continue;
+            }
+            match self.game.outcome_for(&current, attacker) {
+                Some(Outcome::Win) => continue,
+                Some(_) => return None,
+                None => {}
+            }
+            self.game.legal_actions(&current, &mut actions);
+            if self.game.current_player(&current) == attacker {
+                let winning = actions.iter().copied().find(|&action| {
+                    let child = self.game.play(&current, action).expect("legal");
+                    self.numbers(&child, attacker).proof == 0
+                });
+                // A position proven through the table has a proven child
+                // there; one reached here first is proven now.
+                let winning = match winning {
+                    Some(action) => action,
+                    None => {
+                        if self.proves_win(&current, attacker) != Some(true) {
+                            return None;
+                        }
+                        actions.iter().copied().find(|&action| {
+                            let child = self.game.play(&current, action).expect("legal");
+                            self.numbers(&child, attacker).proof == 0
+                        })?
+                    }
+                };
+                stack.push(self.game.play(&current, winning).expect("legal"));
+                book.push((current, winning));
+            } else {
+                for &action in &actions {
+                    stack.push(self.game.play(&current, action).expect("legal"));
+                }
+            }
+        }
+        Some(book)
+    }
+}
+
 /// The numbers of a node from its children's.
 fn combine(children: &[Entry], or_node: bool) -> Entry {
     let min_proof = children.iter().map(|e| e.proof).min().unwrap_or(INFINITE);

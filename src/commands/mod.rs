@@ -34,7 +34,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Show(args) => with_position(&args, show::Show),
         Command::Solve(args) => with_position(
             &args.position,
-            solve::Solve::new(args.time.as_deref(), args.nodes)?,
+            solve::Solve::new(args.time.as_deref(), args.nodes, args.out)?,
         ),
         Command::Advise(args) => with_position(
             &args.position,

@@ -1,6 +1,8 @@
 //! `grandmaitre solve`: the exact value of a position by df-pn
 //! (`grandmaitre_engine::solve`), with a move that keeps it.
 
+use std::path::PathBuf;
+
 use anyhow::{Context, Result, bail};
 use grandmaitre_engine::Outcome;
 use grandmaitre_engine::solve::{Budget, Solution, Solver};
@@ -11,11 +13,12 @@ use crate::registry::Registered;
 /// Solves the position within a budget.
 pub struct Solve {
     budget: Budget,
+    out: Option<PathBuf>,
 }
 
 impl Solve {
     /// The budget `--time` and `--nodes` give (none: no limit).
-    pub fn new(time: Option<&str>, nodes: Option<u64>) -> Result<Solve> {
+    pub fn new(time: Option<&str>, nodes: Option<u64>, out: Option<PathBuf>) -> Result<Solve> {
         let seconds = match time {
             Some(text) => humantime::parse_duration(text)
                 .with_context(|| {
@@ -29,6 +32,7 @@ impl Solve {
                 nodes: nodes.unwrap_or(u64::MAX),
                 seconds,
             },
+            out,
         })
     }
 }
@@ -38,7 +42,8 @@ impl PositionTask for Solve {
         if let Some(outcome) = game.outcome(&state) {
             bail!("the game is over ({})", value_name(game, &state, outcome));
         }
-        let report = Solver::new(game.clone()).solve(&state, self.budget);
+        let mut solver = Solver::new(game.clone());
+        let report = solver.solve(&state, self.budget);
         let side = game.current_player(&state);
         match report.solution {
             Solution::Solved(outcome) => {
@@ -57,6 +62,39 @@ impl PositionTask for Solve {
                 }
             }
             Solution::Unknown => println!("value: unknown (the budget ran out)"),
+        }
+        if let Some(path) = &self.out {
+            let winner = match report.solution {
+                Solution::Solved(Outcome::Win) => side,
+                Solution::Solved(Outcome::Loss) => side.opponent(),
+                _ => bail!("no proof to write: {} is not a win", path.display()),
+            };
+            let book = solver
+                .proof(&state, winner)
+                .context("the proof could not be rebuilt within the budget")?;
+            let mut text = format!(
+                "# grandmaitre solve --game {} --rules '{}'\n# {}: {} wins; {} positions of {}'s, each with its winning move\n",
+                G::NAME,
+                game.parameters(),
+                game.format_state(&state),
+                game.player_name(winner),
+                book.len(),
+                game.player_name(winner)
+            );
+            for (position, action) in &book {
+                text.push_str(&format!(
+                    "{}\t{}\n",
+                    game.format_state(position),
+                    game.format_action(position, *action)
+                ));
+            }
+            grandmaitre_engine::files::write_atomically(path, text.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            println!(
+                "proof: {} positions written to {}",
+                book.len(),
+                path.display()
+            );
         }
         println!(
             "searched {} positions in {:.2} s ({} in the table)",

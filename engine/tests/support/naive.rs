@@ -100,6 +100,13 @@ impl NaiveGame {
         })
     }
 
+    /// The winner of a finished game: the side that just moved, if it
+    /// has four in a row (else a full board or the ply limit drew).
+    pub fn winner(&self, state: &NaiveState) -> Option<Piece> {
+        let last = other(state.to_move);
+        self.four_in_row(state, last).then_some(last)
+    }
+
     pub fn is_over(&self, state: &NaiveState) -> bool {
         let last = other(state.to_move);
         if self.four_in_row(state, last) {

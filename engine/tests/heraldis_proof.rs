@@ -1,0 +1,138 @@
+//! The independent check of the shipped proof that Light wins Heraldis on
+//! the default layout (`checkpoints/heraldis/solution/default.proof`,
+//! written by `grandmaitre solve --out`): every node of the solution tree
+//! replayed with the naive rules of the tests, which share no code with
+//! the engine. At Light's positions the book's move must be legal, at
+//! Dark's every legal move is followed, and every line must end in a Light
+//! win under the real rules (the 150-ply limit): the tree is closed and
+//! winning.
+
+mod support;
+
+use std::collections::{HashMap, HashSet};
+
+use support::naive::{NaiveGame, NaiveState, Piece};
+
+const DEFAULT_LAYOUT: &str =
+    "A S OS CS AC / LS LA O C OA / L LC OC LC L / OA C O LA LS / AC CS OS S A";
+
+/// The position's notation, written here from the naive state: ranks 5 to
+/// 1, `L` and `D` pieces, digits for empty runs; side; truce cell; ply.
+fn notation(state: &NaiveState) -> String {
+    let ranks: Vec<String> = (0..5)
+        .rev()
+        .map(|rank| {
+            let mut text = String::new();
+            let mut empty = 0;
+            for file in 0..5 {
+                match state.board[rank][file] {
+                    None => empty += 1,
+                    Some(piece) => {
+                        if empty > 0 {
+                            text.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        text.push(if piece == Piece::Light { 'L' } else { 'D' });
+                    }
+                }
+            }
+            if empty > 0 {
+                text.push_str(&empty.to_string());
+            }
+            text
+        })
+        .collect();
+    let truce = match state.truce {
+        None => "-".to_string(),
+        Some((rank, file)) => format!("{}{}", (b'a' + file as u8) as char, rank + 1),
+    };
+    let side = if state.to_move == Piece::Light {
+        'l'
+    } else {
+        'd'
+    };
+    format!("{} {side} {truce} {}", ranks.join("/"), state.ply)
+}
+
+/// Checks the proof `text` from the start: returns the positions visited
+/// (Light's, Dark's, finished).
+fn check(text: &str) -> [usize; 3] {
+    let mut lines = text.lines();
+    let header = lines.next().expect("a header");
+    assert!(header.contains(DEFAULT_LAYOUT), "{header}");
+    let claim = lines.next().expect("the claim");
+    assert!(
+        claim.starts_with("# 5/5/5/5/5 l - 0: light wins"),
+        "{claim}"
+    );
+    let book: HashMap<&str, &str> = lines
+        .map(|line| line.split_once('\t').expect("POSITION<TAB>MOVE"))
+        .collect();
+    let game = NaiveGame::new(&DEFAULT_LAYOUT.replace(" / ", "/"));
+    assert_eq!(game.ply_limit, 150, "the real rules");
+    let start = game.parse("5/5/5/5/5 l - 0");
+    let mut seen = HashSet::new();
+    let mut counts = [0; 3];
+    let mut stack = vec![start];
+    while let Some(state) = stack.pop() {
+        let name = notation(&state);
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if game.is_over(&state) {
+            assert_eq!(
+                game.winner(&state),
+                Some(Piece::Light),
+                "{name}: not a Light win"
+            );
+            counts[2] += 1;
+            continue;
+        }
+        let moves = game.moves(&state);
+        if state.to_move == Piece::Light {
+            let wanted = book
+                .get(name.as_str())
+                .unwrap_or_else(|| panic!("{name}: Light's position is not in the proof"));
+            let action = moves
+                .iter()
+                .copied()
+                .find(|&m| game.move_name(&state, m) == *wanted)
+                .unwrap_or_else(|| panic!("{name}: {wanted} is not legal"));
+            stack.push(game.play(&state, action));
+            counts[0] += 1;
+        } else {
+            stack.extend(moves.into_iter().map(|m| game.play(&state, m)));
+            counts[1] += 1;
+        }
+    }
+    counts
+}
+
+#[test]
+fn the_shipped_proof_that_light_wins_the_default_layout_checks() {
+    let text = include_str!("../../checkpoints/heraldis/solution/default.proof");
+    let [light, dark, ends] = check(text);
+    // Every Light position of the book is met, and only those.
+    assert_eq!(light, text.lines().count() - 2);
+    assert!(dark > 0 && ends > 0, "{light} {dark} {ends}");
+}
+
+#[test]
+fn a_proof_with_a_hole_or_an_illegal_move_fails_the_check() {
+    let text = include_str!("../../checkpoints/heraldis/solution/default.proof");
+    // Without the line of one of Light's positions.
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.remove(3);
+    let holed = lines.join("\n");
+    assert!(std::panic::catch_unwind(|| check(&holed)).is_err());
+    // With the start's move changed to one that is not legal (e1 is a
+    // House: no stone there on the first move).
+    let (first, rest) = text
+        .split_once("5/5/5/5/5 l - 0\t")
+        .expect("the start's line");
+    let (_, after) = rest.split_once('\n').expect("its move");
+    let wrong = format!("{first}5/5/5/5/5 l - 0\te1\n{after}");
+    let error = std::panic::catch_unwind(|| check(&wrong)).expect_err("refused");
+    let message = error.downcast_ref::<String>().expect("a message");
+    assert!(message.contains("e1 is not legal"), "{message}");
+}
