@@ -63,6 +63,10 @@ impl PositionTask for Solve {
             }
             Solution::Unknown => println!("value: unknown (the budget ran out)"),
         }
+        println!(
+            "searched {} positions in {:.2} s ({} in the table)",
+            report.nodes, report.seconds, report.table_size
+        );
         if let Some(path) = &self.out {
             let winner = match report.solution {
                 Solution::Solved(Outcome::Win) => side,
@@ -96,10 +100,6 @@ impl PositionTask for Solve {
                 path.display()
             );
         }
-        println!(
-            "searched {} positions in {:.2} s ({} in the table)",
-            report.nodes, report.seconds, report.table_size
-        );
         Ok(())
     }
 }
