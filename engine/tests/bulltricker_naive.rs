@@ -78,8 +78,8 @@ fn random_games_agree_move_by_move() {
                     decided += usize::from(expected != Some(Outcome::Draw));
                     break;
                 }
-                // Captures first when there are some, so that games reach
-                // the end by mates and material as well as by the cap.
+                // A random legal move: line captures being compulsory,
+                // random games also end by material and by mates.
                 let pick = actions[rng.random_range(0..actions.len())];
                 let name = game.format_action(&state, pick);
                 captures += usize::from(name.contains('x'));
