@@ -285,9 +285,9 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
     /// The result the rules already decide in the live position `state`,
     /// from the side to move's view, where a game can tell it cheaply
     /// (Halma: a side with more pieces in its own yard than moves left
-    /// before the yard rule binds). The search takes such a position as
-    /// proven, like a finished one, without an evaluation. The default
-    /// knows nothing.
+    /// before the yard rule binds; it says which rare lines escape it). The
+    /// search takes such a position as proven, like a finished one, without
+    /// an evaluation. The default knows nothing.
     fn decided(&self, _state: &Self::State) -> Option<Outcome> {
         None
     }

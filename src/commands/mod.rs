@@ -21,6 +21,16 @@ use grandmaitre_engine::Game;
 use crate::cli::{BenchCommand, Cli, Command, PositionArgs};
 use crate::registry::{self, GameTask, Registered};
 
+/// Seconds of a `--time` text (90s, 45m, 2h).
+pub(crate) fn seconds_of(time: &str) -> Result<f64> {
+    use anyhow::Context;
+    Ok(humantime::parse_duration(time)
+        .with_context(|| {
+            format!("invalid --time '{time}': expected a duration such as 90s, 45m or 2h")
+        })?
+        .as_secs_f64())
+}
+
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {

@@ -20,11 +20,7 @@ impl Solve {
     /// The budget `--time` and `--nodes` give (none: no limit).
     pub fn new(time: Option<&str>, nodes: Option<u64>, out: Option<PathBuf>) -> Result<Solve> {
         let seconds = match time {
-            Some(text) => humantime::parse_duration(text)
-                .with_context(|| {
-                    format!("invalid --time '{text}': expected a duration such as 90s, 45m or 2h")
-                })?
-                .as_secs_f64(),
+            Some(text) => super::seconds_of(text)?,
             None => f64::INFINITY,
         };
         Ok(Solve {

@@ -21,13 +21,7 @@ use crate::registry::{self, GameTask, Registered};
 /// When to stop: after `time`, or after `count` units (one by default).
 fn stop_after(time: Option<&str>, count: Option<u32>) -> Result<StopAfter> {
     Ok(match (time, count) {
-        (Some(time), _) => StopAfter::Seconds(
-            humantime::parse_duration(time)
-                .with_context(|| {
-                    format!("invalid --time '{time}': expected a duration such as 90s, 45m or 2h")
-                })?
-                .as_secs_f64(),
-        ),
+        (Some(time), _) => StopAfter::Seconds(super::seconds_of(time)?),
         (None, Some(count)) => StopAfter::Generations(count),
         (None, None) => StopAfter::Generations(1),
     })
