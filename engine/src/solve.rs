@@ -14,9 +14,12 @@
 //! finished game is proven (the attacker won) or disproven. Thresholds
 //! follow Nagai's: a child is searched until its number passes the
 //! second-best sibling's, with the "1 + ε" widening of Pawlewicz and Lew
-//! (2007) against the thrashing of small thresholds. Games without
-//! repetitions (Heraldis: every move adds a piece) search a DAG, so the
-//! table's numbers are exact bounds (no graph-history interaction).
+//! (2007) against the thrashing of small thresholds. Games whose positions
+//! never come back (Heraldis: every move adds a piece; Halma and Havannah
+//! count their moves) search a DAG, so the table's numbers are exact
+//! bounds (no graph-history interaction). Bulltricker's repetition rule
+//! looks at earlier positions that its positions' equality leaves out, so
+//! a Bulltricker solution can be wrong where repetitions decide.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
