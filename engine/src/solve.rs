@@ -131,11 +131,10 @@ impl<G: Game> Solver<G> {
             .expect("the identity")
     }
 
-    /// The numbers of `state` for `attacker`: from the table, or those of
-    /// a finished game, or 1 and 1.
-    fn numbers(&self, state: &G::State, attacker: Player) -> Entry {
-        if let Some(outcome) = self.game.outcome_for(state, attacker) {
-            return if outcome == Outcome::Win {
+    /// The numbers of a finished game for `attacker`, if `state` is one.
+    fn finished(&self, state: &G::State, attacker: Player) -> Option<Entry> {
+        self.game.outcome_for(state, attacker).map(|outcome| {
+            if outcome == Outcome::Win {
                 Entry {
                     proof: 0,
                     disproof: INFINITE,
@@ -145,10 +144,15 @@ impl<G: Game> Solver<G> {
                     proof: INFINITE,
                     disproof: 0,
                 }
-            };
-        }
+            }
+        })
+    }
+
+    /// The numbers of the unfinished position of table key `key`: from the
+    /// table, or 1 and 1.
+    fn stored(&self, key: u64, attacker: Player) -> Entry {
         self.tables[attacker.index()]
-            .get(&self.key(state))
+            .get(&key)
             .copied()
             .unwrap_or(Entry {
                 proof: 1,
@@ -156,9 +160,11 @@ impl<G: Game> Solver<G> {
             })
     }
 
-    fn store(&mut self, state: &G::State, attacker: Player, entry: Entry) {
-        let key = self.key(state);
-        self.tables[attacker.index()].insert(key, entry);
+    /// The numbers of `state` for `attacker`: those of a finished game, or
+    /// from the table, or 1 and 1.
+    fn numbers(&self, state: &G::State, attacker: Player) -> Entry {
+        self.finished(state, attacker)
+            .unwrap_or_else(|| self.stored(self.key(state), attacker))
     }
 
     fn spent(&mut self) -> bool {
@@ -197,7 +203,11 @@ impl<G: Game> Solver<G> {
         proof_limit: u32,
         disproof_limit: u32,
     ) -> Entry {
-        let mut entry = self.numbers(state, attacker);
+        if let Some(entry) = self.finished(state, attacker) {
+            return entry;
+        }
+        let key = self.key(state);
+        let mut entry = self.stored(key, attacker);
         if entry.proof == 0 || entry.disproof == 0 {
             return entry;
         }
@@ -213,8 +223,19 @@ impl<G: Game> Solver<G> {
                 child
             })
             .collect();
+        // Each child once: a finished game's numbers, or its table key.
+        let known: Vec<Result<Entry, u64>> = children
+            .iter()
+            .map(|c| self.finished(c, attacker).ok_or_else(|| self.key(c)))
+            .collect();
         loop {
-            let numbers: Vec<Entry> = children.iter().map(|c| self.numbers(c, attacker)).collect();
+            let numbers: Vec<Entry> = known
+                .iter()
+                .map(|k| match *k {
+                    Ok(entry) => entry,
+                    Err(key) => self.stored(key, attacker),
+                })
+                .collect();
             entry = combine(&numbers, or_node);
             if entry.proof >= proof_limit || entry.disproof >= disproof_limit || self.spent() {
                 break;
@@ -245,9 +266,11 @@ impl<G: Game> Solver<G> {
                 )
             };
             let searched = self.mid(&children[best], attacker, child_proof, child_disproof);
-            self.store(&children[best], attacker, searched);
+            if let Err(child_key) = known[best] {
+                self.tables[attacker.index()].insert(child_key, searched);
+            }
         }
-        self.store(state, attacker, entry);
+        self.tables[attacker.index()].insert(key, entry);
         entry
     }
 

@@ -95,8 +95,8 @@ impl Halma {
         }
     }
 
-    /// The live position after `plies` random moves of each side (drawn
-    /// with `rng`) from `pieces`, in the order `sides`, the rules' ends
+    /// The live position after `plies[i]` random moves of side `sides[i]`
+    /// (drawn with `rng`, in turn) from `pieces`, the rules' ends
     /// ignored on the way (a side walked into its goal moves on until it is
     /// out); `forward[side]`: the chance that a move of that side is drawn
     /// among those that bring the piece nearer its goal corner (among all
@@ -106,7 +106,7 @@ impl Halma {
         &self,
         mut pieces: [Cells; 2],
         sides: [Player; 2],
-        plies: u32,
+        plies: [u32; 2],
         forward: [f64; 2],
         rng: &mut SmallRng,
     ) -> Option<Position> {
@@ -134,9 +134,11 @@ impl Halma {
                 pieces[side.index()] ^= (1 << from) | (1 << to);
             }
         };
-        for _ in 0..plies {
-            for side in sides {
-                step(&mut pieces, side);
+        for round in 0..plies[0].max(plies[1]) {
+            for (side, count) in sides.into_iter().zip(plies) {
+                if round < count {
+                    step(&mut pieces, side);
+                }
             }
         }
         // Neither side may be done.
@@ -369,7 +371,7 @@ impl Game for Halma {
         self.walk(
             done,
             [Player::Second, Player::First],
-            plies,
+            [plies; 2],
             [0.0; 2],
             &mut rng,
         )
@@ -392,42 +394,24 @@ impl Game for Halma {
         let purpose: [f64; 2] = [rng.random(), rng.random()];
         // Every other walk ends after White's move: Black to move, so that
         // the side whose deadline comes first is either colour.
-        let black_to_move = rng.random_bool(0.5);
-        let last = limit.saturating_sub(1 + u16::from(black_to_move)).max(1);
+        let extra = u16::from(rng.random_bool(0.5));
+        let last = limit.saturating_sub(1 + extra).max(1);
         let count = plies.min(u32::from(last)) as u16;
+        let moves = [count + extra, count];
         let mut position = self.walk(
             start,
             [Player::First, Player::Second],
-            u32::from(count),
+            moves.map(u32::from),
             purpose,
             &mut rng,
         )?;
-        position.moves = [count, count];
-        position.ply = 2 * count;
-        if black_to_move {
-            let mut actions = Vec::new();
-            self.legal_actions(&position, &mut actions);
-            let corner = board.goal_corner(Player::First);
-            let nearer: Vec<Action> = actions
-                .iter()
-                .copied()
-                .filter(|&action| {
-                    self.move_ends(action).is_some_and(|(from, to)| {
-                        board.manhattan(to, corner) < board.manhattan(from, corner)
-                    })
-                })
-                .collect();
-            let choices = if !nearer.is_empty() && rng.random_bool(purpose[0]) {
-                nearer
-            } else {
-                actions
-            };
-            let action = choices[rng.random_range(0..choices.len())];
-            self.apply(&mut position, action);
-            if position.status != Status::Playing {
-                return None;
-            }
-        }
+        position.moves = moves;
+        position.ply = 2 * count + extra;
+        position.side = if extra == 1 {
+            Player::Second
+        } else {
+            Player::First
+        };
         Some(position)
     }
 
