@@ -37,6 +37,10 @@ staging=$(mktemp -d "$parent/.web-app.XXXXXX")
 trap 'rm -rf "$staging"' EXIT
 cp web/demo/index.html web/demo/app.js "$staging/"
 cp "$export_dir"/{model.onnx,model.json,heraldis.js,search.js} "$staging/"
+# The solution book, when the export has one (model.json names it).
+if [ -f "$export_dir/book.txt" ]; then
+    cp "$export_dir/book.txt" "$staging/"
+fi
 cp "$dist"/{ort.wasm.min.mjs,ort-wasm-simd-threaded.mjs,ort-wasm-simd-threaded.wasm} "$staging/"
 chmod 755 "$staging"
 rm -rf "$out"

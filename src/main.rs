@@ -13,6 +13,10 @@ use clap::Parser;
 use grandmaitre_engine::game::OneLine;
 
 fn main() -> ExitCode {
+    // Output piped into a command that stops reading (`| head`) ends the
+    // program quietly, as it does any Unix tool, instead of failing to
+    // print.
+    sigpipe::reset();
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         Err(error) => return cli::report_usage_error(&error),

@@ -5,16 +5,18 @@
 //! the program, or a checkpoint directory.
 
 use anyhow::{Context, Result, bail};
+use std::any::Any;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use burn::tensor::Device;
-use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent};
+use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent, RandomOpening};
+use grandmaitre_engine::book::{Book, BookAgent};
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{MoveChoice, RolloutEvaluator, SearchConfig, UniformEvaluator};
 use grandmaitre_model::{Calibration, Checkpoint, InferenceNetwork, NetworkEvaluator};
 
-use crate::registry::Registered;
+use crate::registry::{self, Registered};
 
 /// Which network guides a search.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,6 +120,10 @@ pub enum PlayerSpec {
         simulations: u32,
         /// Search settings beyond the defaults.
         tuning: SearchTuning,
+        /// Play the game's solution book where it proves a win (`book=1`).
+        book: bool,
+        /// Uniformly random first moves (`opening=N`).
+        opening: u32,
     },
 }
 
@@ -168,10 +174,13 @@ impl SearchTuning {
     }
 }
 
-/// A player ready to build agents: its network, if any, loaded once.
+/// A player ready to build agents: its network and its book, if any,
+/// loaded once.
 pub struct PreparedPlayer {
     spec: PlayerSpec,
     evaluator: Option<Arc<NetworkEvaluator>>,
+    /// The game's book (an `Arc<Book<G>>` of the game it was prepared for).
+    book: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl PlayerSpec {
@@ -215,7 +224,7 @@ impl PlayerSpec {
             "openspiel" => &["sims", "rollouts"],
             "mcts" => &[
                 "model", "sims", "cpuct", "fpu", "lcb", "temp", "noise", "level", "decisive",
-                "forced",
+                "forced", "book", "opening",
             ],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, greedy, rollout, uniform, alphabeta, openspiel or mcts)"
@@ -276,6 +285,15 @@ impl PlayerSpec {
                         },
                         forced_playouts: real("forced")?,
                     },
+                    book: match real("book")? {
+                        None | Some(0.0) => false,
+                        Some(1.0) => true,
+                        Some(_) => bail!("invalid player '{text}': book must be 0 or 1"),
+                    },
+                    opening: match pairs.iter().find(|(k, _)| *k == "opening") {
+                        Some(_) => number("opening", 0)?,
+                        None => 0,
+                    },
                 };
                 if let PlayerSpec::Model { tuning, .. } = &mut spec {
                     // The most visited move by lower confidence bound unless
@@ -314,9 +332,22 @@ impl PlayerSpec {
             }
             _ => None,
         };
+        let book = match &self {
+            PlayerSpec::Model { book: true, .. } => {
+                let book = registry::book(game).with_context(|| {
+                    format!(
+                        "book=1: no solution book of {} proves a win under these rules",
+                        G::NAME
+                    )
+                })?;
+                Some(book as Arc<dyn Any + Send + Sync>)
+            }
+            _ => None,
+        };
         let prepared = PreparedPlayer {
             spec: self,
             evaluator,
+            book,
         };
         if !matches!(prepared.spec, PlayerSpec::OpenSpiel { .. }) {
             prepared.build(game, 0)?;
@@ -338,10 +369,11 @@ impl PreparedPlayer {
             PlayerSpec::Model {
                 simulations,
                 tuning,
+                opening,
                 ..
             } => {
                 let evaluator = self.evaluator.clone().context("network loaded")?;
-                Box::new(
+                let mut agent: Box<dyn Agent<G>> = Box::new(
                     MctsAgent::new(
                         tuning.apply(SearchConfig {
                             simulations,
@@ -352,7 +384,17 @@ impl PreparedPlayer {
                         seed,
                     )
                     .with_noise(tuning.noise),
-                )
+                );
+                if let Some(book) = &self.book {
+                    let book = Arc::clone(book)
+                        .downcast::<Book<G>>()
+                        .map_err(|_| anyhow::anyhow!("the book of another game"))?;
+                    agent = Box::new(BookAgent::new(book, agent));
+                }
+                if opening > 0 {
+                    agent = Box::new(RandomOpening::new(opening, seed ^ 0x0E0E_0E0E, agent));
+                }
+                agent
             }
             PlayerSpec::Random => Box::new(RandomAgent::new(seed)),
             PlayerSpec::OpenSpiel {
@@ -439,6 +481,8 @@ mod tests {
             ("mcts:lcb=2", "lcb must be 0 or 1"),
             ("mcts:decisive=2", "decisive must be 0 or 1"),
             ("mcts:forced=-2", "forced must be a number ≥ 0"),
+            ("mcts:book=2", "book must be 0 or 1"),
+            ("mcts:opening=0", "opening must be a positive whole number"),
         ];
         for (text, expected) in cases {
             let error = format!("{:#}", PlayerSpec::parse(text).expect_err(text));

@@ -9,8 +9,11 @@
 //! (`engine/src/games/`), an `impl Registered` below, and its type in the
 //! [`registry!`] line at the end of this file.
 
+use std::sync::Arc;
+
 use anyhow::Result;
 use grandmaitre_engine::agent::Agent;
+use grandmaitre_engine::book::Book;
 use grandmaitre_engine::bulltricker::{self, Bulltricker};
 use grandmaitre_engine::halma::{self, Halma};
 use grandmaitre_engine::havannah::{self, Havannah};
@@ -60,6 +63,11 @@ pub trait Registered: Game + 'static {
     /// The shipped model, compiled into the program, if the game has one.
     const SHIPPED: Option<ShippedModel>;
 
+    /// Solution books compiled into the program (`solve --out`), each the
+    /// text of one: one applies wherever it checks as a proof under the
+    /// rules in force ([`book`]).
+    const BOOKS: &'static [&'static str] = &[];
+
     /// Default fixed opponents of a training run's ratings (`arena` player
     /// specs this game can play).
     const ANCHORS: &'static [&'static str];
@@ -104,6 +112,9 @@ impl Registered for Heraldis {
         metadata: include_str!("../checkpoints/heraldis/checkpoint.json"),
         weights: include_bytes!("../checkpoints/heraldis/weights.bpk"),
     });
+    const BOOKS: &'static [&'static str] = &[include_str!(
+        "../checkpoints/heraldis/solution/default.proof"
+    )];
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=4", "rollout:sims=10000"];
     const PERFT_BENCH_DEPTH: u32 = 7;
 
@@ -263,6 +274,20 @@ impl Registered for Bulltricker {
             modules: &[],
         }
     }
+}
+
+/// The first of the game's books that proves its claim under `game`'s
+/// rules, if any: where it applies, the bar shows its exact result and the
+/// Grand Maître plays its moves.
+pub fn book<G: Registered>(game: &G) -> Option<Arc<Book<G>>> {
+    book_and_text(game).map(|(book, _)| book)
+}
+
+/// [`book`] with the text it was read from.
+pub fn book_and_text<G: Registered>(game: &G) -> Option<(Arc<Book<G>>, &'static str)> {
+    G::BOOKS
+        .iter()
+        .find_map(|text| Some((Arc::new(Book::read(game, text).ok()?), *text)))
 }
 
 /// Work to do on a game, whatever the game.

@@ -78,7 +78,9 @@ fn solve_writes_the_proof_of_a_win_and_refuses_to_write_a_draw() {
             .expect("header")
             .contains("--game havannah --rules 'base=2 swap=0'")
     );
-    assert!(lines.next().expect("claim").contains(": white wins;"));
+    assert!(lines.next().expect("root").starts_with("# root: "));
+    assert_eq!(lines.next(), Some("# winner: white"));
+    assert!(lines.next().expect("count").starts_with("# "));
     // The start is White's and in the book, with a move.
     let book: Vec<(&str, &str)> = lines.map(|l| l.split_once('\t').expect("tab")).collect();
     assert!(!book.is_empty());

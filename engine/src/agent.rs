@@ -66,6 +66,61 @@ impl<G: Game> Agent<G> for RandomAgent {
     }
 }
 
+/// An agent whose first moves in a game are uniformly random, then another
+/// agent's (told of every move, so that a search keeps its tree): random
+/// openings for one side only, as when a match plays from the start.
+pub struct RandomOpening<G: Game> {
+    random_moves: u32,
+    random: RandomAgent,
+    inner: Box<dyn Agent<G>>,
+    last_random: bool,
+}
+
+impl<G: Game> std::fmt::Debug for RandomOpening<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RandomOpening")
+            .field("random_moves", &self.random_moves)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<G: Game> RandomOpening<G> {
+    /// `inner`, after `random_moves` random moves of its own, drawn from
+    /// `seed`.
+    pub fn new(random_moves: u32, seed: u64, inner: Box<dyn Agent<G>>) -> RandomOpening<G> {
+        RandomOpening {
+            random_moves,
+            random: RandomAgent::new(seed),
+            inner,
+            last_random: false,
+        }
+    }
+}
+
+impl<G: Game> Agent<G> for RandomOpening<G> {
+    fn select(&mut self, game: &G, state: &G::State) -> Action {
+        self.last_random = self.random_moves > 0;
+        if self.last_random {
+            self.random_moves -= 1;
+            self.random.select(game, state)
+        } else {
+            self.inner.select(game, state)
+        }
+    }
+
+    fn observe(&mut self, game: &G, state: &G::State, action: Action) {
+        self.inner.observe(game, state, action);
+    }
+
+    fn last_result(&self) -> Option<&SearchResult> {
+        if self.last_random {
+            None
+        } else {
+            self.inner.last_result()
+        }
+    }
+}
+
 /// A Monte-Carlo tree search with some evaluator (random rollouts, the
 /// uniform policy or a network), keeping its tree between moves when the
 /// configuration asks for it; with a noise probability, it plays a
@@ -106,6 +161,12 @@ impl<G: Game, E: Evaluator<G> + Send> MctsAgent<G, E> {
     pub fn with_noise(mut self, noise: f64) -> Self {
         self.set_noise(noise);
         self
+    }
+
+    /// Whether it plays its best move: no random moves, no temperature
+    /// (then a solution book's move, where one proves a win, is its).
+    pub fn plays_its_best(&self) -> bool {
+        self.noise == 0.0 && self.choice == MoveChoice::LowerConfidenceBound
     }
 
     /// Changes the probability of a random move from the next move on.

@@ -540,6 +540,16 @@ impl fmt::Display for OneLine<'_> {
     }
 }
 
+/// The symmetries under which `game`'s rules are the same (the identity
+/// first): those whose transformed game has the same parameters.
+pub fn rule_symmetries<G: Game>(game: &G) -> Vec<Symmetry> {
+    let parameters = game.parameters();
+    (0..game.spec().symmetry_count)
+        .map(|s| Symmetry(s as u8))
+        .filter(|&s| s.0 == 0 || game.transformed(s).parameters() == parameters)
+        .collect()
+}
+
 /// `count` positions, each reached by up to `max_plies` random moves from the
 /// start (stopping early at a finished game), seeded by `seed`.
 pub fn random_states<G: Game>(

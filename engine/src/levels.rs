@@ -21,8 +21,13 @@
 //! instead of the search's: the blunders of the gentle levels. A win the
 //! search has proven is always played, unless a random move comes instead.
 //! No level uses root noise. The advice is level 10.
+//!
+//! Where a solution book proves a win ([`crate::book`]), the levels that
+//! always play their best move (7 to 10, and the advice) play the book's
+//! move; the gentler ones play as their search and randomness say.
 
 use crate::agent::{Agent, MctsAgent};
+use crate::book::Book;
 use crate::game::{Action, Game};
 use crate::search::{Evaluator, MoveChoice, SearchConfig, SearchResult};
 
@@ -138,10 +143,14 @@ pub struct Advice {
     /// Every move, the one played first and then the most visited, with
     /// their values for the side to move.
     pub alternatives: Vec<crate::search::ChildReport>,
+    /// Whether the move is a solution book's (a proven win), played
+    /// whatever the search preferred.
+    pub from_book: bool,
 }
 
 /// Searches `state` as `setting` says and chooses a move (a random one
-/// with the setting's noise probability).
+/// with the setting's noise probability), or `book`'s move where the book
+/// proves a win and the setting plays without random moves.
 ///
 /// # Panics
 ///
@@ -152,9 +161,14 @@ pub fn advise<G: Game, E: Evaluator<G> + Send>(
     evaluator: E,
     setting: &Setting,
     seed: u64,
+    book: Option<&Book<G>>,
 ) -> Advice {
     let mut agent = setting.agent(evaluator, seed);
-    let action = agent.select(game, state);
+    let searched = agent.select(game, state);
+    let booked = book
+        .filter(|_| agent.plays_its_best())
+        .and_then(|book| book.best_move(game, state));
+    let action = booked.unwrap_or(searched);
     let result = agent.last_result().cloned().expect("the agent searched");
     let mut alternatives = result.children.clone();
     // The move played first, then the others by visits (already sorted).
@@ -162,11 +176,16 @@ pub fn advise<G: Game, E: Evaluator<G> + Send>(
         let chosen = alternatives.remove(index);
         alternatives.insert(0, chosen);
     }
+    let mut principal_variation = agent.principal_variation(12);
+    if principal_variation.first() != Some(&action) {
+        principal_variation = vec![action];
+    }
     Advice {
         action,
-        principal_variation: agent.principal_variation(12),
+        principal_variation,
         result,
         alternatives,
+        from_book: booked.is_some(),
     }
 }
 
@@ -201,7 +220,7 @@ mod tests {
         // Light to move wins at d2 (a2 b2 c2 d2), whatever Dark threatens.
         let state = game.parse_state("5/5/5/LLL2/DDD2 l - 6").expect("position");
         let setting = Level::get(7).expect("level").setting();
-        let advice = advise(&game, &state, UniformEvaluator, &setting, 7);
+        let advice = advise(&game, &state, UniformEvaluator, &setting, 7, None);
         assert_eq!(game.format_action(&state, advice.action), "d2");
         assert_eq!(advice.result.proof, Some(Outcome::Win));
         assert_eq!(advice.alternatives[0].action, advice.action);
@@ -214,7 +233,7 @@ mod tests {
         let moves = |number: u32| {
             let setting = Level::get(number).expect("level").setting();
             (0..60u64)
-                .map(|seed| advise(&game, &state, UniformEvaluator, &setting, seed).action)
+                .map(|seed| advise(&game, &state, UniformEvaluator, &setting, seed, None).action)
                 .collect::<std::collections::HashSet<_>>()
                 .len()
         };

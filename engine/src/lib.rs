@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod alphabeta;
 pub mod arena;
+pub mod book;
 pub mod conformance;
 pub mod files;
 pub mod game;

@@ -70,8 +70,21 @@ struct Entry {
     disproof: u32,
 }
 
+/// How far a solve has gone, for a progress display.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Positions expanded so far.
+    pub nodes: u64,
+    /// Positions in the transposition table.
+    pub table_size: usize,
+    /// Seconds since the solve began.
+    pub seconds: f64,
+}
+
+/// Called with the solve's progress about once a second.
+type ProgressReport = Box<dyn FnMut(&Progress) + Send>;
+
 /// A df-pn solver for one game, keeping its table between solves.
-#[derive(Debug)]
 pub struct Solver<G: Game> {
     game: G,
     /// The symmetries under which the rules are the same (the identity
@@ -86,17 +99,24 @@ pub struct Solver<G: Game> {
     out_of_budget: bool,
     /// 1 + ε of the threshold widening.
     epsilon: f64,
+    progress: Option<ProgressReport>,
+    last_report: f64,
+}
+
+impl<G: Game> std::fmt::Debug for Solver<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Solver")
+            .field("game", &self.game)
+            .field("nodes", &self.nodes)
+            .field("table_size", &(self.tables[0].len() + self.tables[1].len()))
+            .finish_non_exhaustive()
+    }
 }
 
 impl<G: Game> Solver<G> {
     /// A solver for `game`.
     pub fn new(game: G) -> Solver<G> {
-        let count = game.spec().symmetry_count;
-        let parameters = game.parameters();
-        let symmetries = (0..count)
-            .map(|s| Symmetry(s as u8))
-            .filter(|&s| game.transformed(s).parameters() == parameters)
-            .collect();
+        let symmetries = crate::game::rule_symmetries(&game);
         Solver {
             game,
             symmetries,
@@ -110,7 +130,16 @@ impl<G: Game> Solver<G> {
             },
             out_of_budget: false,
             epsilon: 0.25,
+            progress: None,
+            last_report: 0.0,
         }
+    }
+
+    /// The same solver, reporting its progress to `report` about once a
+    /// second while it searches.
+    pub fn with_progress(mut self, report: impl FnMut(&Progress) + Send + 'static) -> Solver<G> {
+        self.progress = Some(Box::new(report));
+        self
     }
 
     /// The position's key: the smallest hash over the symmetries that keep
@@ -168,12 +197,25 @@ impl<G: Game> Solver<G> {
     }
 
     fn spent(&mut self) -> bool {
-        if !self.out_of_budget
-            && (self.nodes >= self.budget.nodes
-                || (self.nodes % 1024 == 0
-                    && self.started.elapsed().as_secs_f64() >= self.budget.seconds))
-        {
+        if self.out_of_budget {
+            return true;
+        }
+        if self.nodes >= self.budget.nodes {
             self.out_of_budget = true;
+        } else if self.nodes % 1024 == 0 {
+            let seconds = self.started.elapsed().as_secs_f64();
+            self.out_of_budget = seconds >= self.budget.seconds;
+            if seconds >= self.last_report + 1.0 {
+                self.last_report = seconds;
+                let progress = Progress {
+                    nodes: self.nodes,
+                    table_size: self.tables[0].len() + self.tables[1].len(),
+                    seconds,
+                };
+                if let Some(report) = &mut self.progress {
+                    report(&progress);
+                }
+            }
         }
         self.out_of_budget
     }
@@ -279,6 +321,7 @@ impl<G: Game> Solver<G> {
     pub fn solve(&mut self, state: &G::State, budget: Budget) -> SolveReport {
         self.nodes = 0;
         self.started = Instant::now();
+        self.last_report = 0.0;
         self.budget = budget;
         self.out_of_budget = false;
         let side = self.game.current_player(state);

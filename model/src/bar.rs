@@ -6,6 +6,7 @@
 //! this number. A search of another budget is never put through this
 //! calibration: its value is shown raw, and labelled as the search's.
 
+use grandmaitre_engine::book::Book;
 use grandmaitre_engine::search::{Evaluator, Search, SearchConfig, SearchResult};
 use grandmaitre_engine::{Game, Outcome, Player};
 
@@ -16,14 +17,19 @@ pub const BAR_SIMULATIONS: u32 = 64;
 
 /// The bar: P(first player wins), P(draw), P(second player wins), from the
 /// network with the bar's search, calibrated when a calibration is given
-/// (and fitted for this search). A finished game shows its result.
+/// (and fitted for this search). A finished game shows its result, and so
+/// does a position `book` proves.
 pub fn bar<G: Game, E: Evaluator<G>>(
     game: &G,
     state: &G::State,
     evaluator: &E,
     calibration: Option<&Calibration>,
+    book: Option<&Book<G>>,
 ) -> [f32; 3] {
-    let (side, wdl) = match game.outcome(state) {
+    let known = game
+        .outcome(state)
+        .or_else(|| book.and_then(|book| book.outcome(game, state)));
+    let (side, wdl) = match known {
         Some(outcome) => (game.current_player(state), exact(outcome)),
         None => {
             let result = bar_search(game, state, evaluator);
@@ -97,11 +103,17 @@ mod tests {
         let game = Heraldis::default();
         // Light to move wins at d2 (a2 b2 c2 d2), whatever Dark threatens.
         let state = game.parse_state("5/5/5/LLL2/DDD2 l - 6").expect("position");
-        assert_eq!(bar(&game, &state, &UniformEvaluator, None), [1.0, 0.0, 0.0]);
+        assert_eq!(
+            bar(&game, &state, &UniformEvaluator, None, None),
+            [1.0, 0.0, 0.0]
+        );
         // Dark to move, Light's line already complete: seen from Light.
         let over = game
             .parse_state("5/5/5/LLLL1/DDD2 d - 7")
             .expect("position");
-        assert_eq!(bar(&game, &over, &UniformEvaluator, None), [1.0, 0.0, 0.0]);
+        assert_eq!(
+            bar(&game, &over, &UniformEvaluator, None, None),
+            [1.0, 0.0, 0.0]
+        );
     }
 }

@@ -68,13 +68,16 @@ impl PositionTask for Advise {
         };
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
         let calibration = model.calibration.as_ref();
-        let advice = levels::advise(game, &state, &model.evaluator, &setting, self.seed);
+        let book = registry::book(game);
+        let book = book.as_deref();
+        let advice = levels::advise(game, &state, &model.evaluator, &setting, self.seed, book);
         let result = &advice.result;
         let side = game.player_name(result.side);
         let [first, second] = registry::player_names(game);
         // The headline is the bar, as `winprob` shows it; the search's own
         // value (another budget, never calibrated) comes beside it.
-        let shown = bar::bar(game, &state, &model.evaluator, calibration);
+        let shown = bar::bar(game, &state, &model.evaluator, calibration, book);
+        let book_proves = book.is_some_and(|book| book.outcome(game, &state).is_some());
         let searched_wdl = bar::for_first_player(result.side, bar::shown_wdl(result, None));
         let line = advice_line(game, &state, &advice.principal_variation);
         let total: u32 = advice.alternatives.iter().map(|c| c.visits).sum();
@@ -117,6 +120,8 @@ impl PositionTask for Advise {
                     second: searched_wdl[2],
                 },
                 "proven": outcome_name(result.proof),
+                "from_book": advice.from_book,
+                "book_proves": book_proves,
                 "level": level,
                 "simulations": simulations,
                 "alternatives": rows,
@@ -136,17 +141,27 @@ impl PositionTask for Advise {
             )
         };
         println!("position: {} ({side} to move)", game.format_state(&state));
-        println!("move: {}", game.format_action(&state, advice.action));
-        println!("line: {}", line.join(" "));
+        let from_book = if advice.from_book {
+            " (the solution book's: a proven win)"
+        } else {
+            ""
+        };
         println!(
-            "bar: {} ({BAR_SIMULATIONS} simulations{})",
-            three(shown),
-            if calibration.is_some() {
+            "move: {}{from_book}",
+            game.format_action(&state, advice.action)
+        );
+        println!("line: {}", line.join(" "));
+        let how = if book_proves {
+            "exact: the solution book proves it".to_string()
+        } else {
+            let calibrated = if calibration.is_some() {
                 ", calibrated"
             } else {
                 ""
-            }
-        );
+            };
+            format!("{BAR_SIMULATIONS} simulations{calibrated}")
+        };
+        println!("bar: {} ({how})", three(shown));
         let setting = match level {
             Some(level) => format!("level {level}, {simulations} simulations"),
             None => format!("{simulations} simulations"),
@@ -203,7 +218,8 @@ impl PositionTask for Winprob {
     fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
         let calibration = model.calibration.as_ref();
-        let shown = bar::bar(game, &state, &model.evaluator, calibration);
+        let book = registry::book(game);
+        let shown = bar::bar(game, &state, &model.evaluator, calibration, book.as_deref());
         let finished = game.outcome(&state).is_some();
         let [first, second] = registry::player_names(game);
         if self.json {
@@ -240,6 +256,7 @@ impl GameTask for BarBench {
         let game = &game;
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
         let (evaluator, calibration) = (model.evaluator, model.calibration);
+        // Timed without the book: the search is what costs.
         let states: Vec<G::State> =
             grandmaitre_engine::game::random_states(game, self.positions, 12, 7)
                 .into_iter()
@@ -251,12 +268,18 @@ impl GameTask for BarBench {
             .context("starting one thread")?;
         let mut times: Vec<f64> = pool.install(|| {
             // Warm the buffers once.
-            bar::bar(game, &states[0], &evaluator, calibration.as_ref());
+            bar::bar(game, &states[0], &evaluator, calibration.as_ref(), None);
             states
                 .iter()
                 .map(|state| {
                     let start = Instant::now();
-                    std::hint::black_box(bar::bar(game, state, &evaluator, calibration.as_ref()));
+                    std::hint::black_box(bar::bar(
+                        game,
+                        state,
+                        &evaluator,
+                        calibration.as_ref(),
+                        None,
+                    ));
                     start.elapsed().as_secs_f64() * 1000.0
                 })
                 .collect()

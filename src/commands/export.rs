@@ -11,6 +11,8 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use burn::tensor::Device;
+use grandmaitre_engine::book::Book;
+use grandmaitre_engine::game::rule_symmetries;
 use grandmaitre_engine::levels::LEVELS;
 use grandmaitre_engine::search::{
     EvaluationRequest, Evaluations, Evaluator, MoveChoice, Search, SearchConfig, SearchResult,
@@ -27,6 +29,9 @@ use serde_json::json;
 use super::write_atomically;
 use crate::cli::ExportArgs;
 use crate::registry::{self, GameTask, Registered};
+
+/// The solution book's file in the export, when one applies.
+const BOOK_FILE: &str = "book.txt";
 
 /// Version of the export directory's layout (`model.json` → `format`).
 pub const EXPORT_FORMAT: u32 = 1;
@@ -58,8 +63,14 @@ fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
     let config = &checkpoint.metadata.network;
     let weights = FoldedWeights::new(&checkpoint.network);
     let calibration = checkpoint.metadata.calibration.as_ref();
+    let book = registry::book_and_text(game);
     let vectors = test_vectors(game, &checkpoint, calibration);
-    let searches = search_vectors(game, &checkpoint, calibration);
+    let searches = search_vectors(
+        game,
+        &checkpoint,
+        calibration,
+        book.as_ref().map(|(book, _)| &**book),
+    );
     let mut description = json!({
         "format": EXPORT_FORMAT,
         "game": game.spec().name,
@@ -111,6 +122,17 @@ fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
         "test_vectors": vectors,
         "search_vectors": searches,
     });
+    if let Some((book, _)) = &book {
+        description["book"] = json!({
+            "file": BOOK_FILE,
+            "winner": game.player_name(book.winner()),
+            "root": game.format_state(book.root()),
+            "positions": book.len(),
+            "symmetries": book.cell_maps(game),
+            "rule": format!("a solution book, checked under these rules: lines '#…' are comments, every other line POSITION<TAB>MOVE, a position of the winner's and its winning move; a position is proven when it or its image under one of the symmetries (symmetries[k][i] is where cell i goes: pieces and truce cell alike; the move found is mapped back) has a line (the winner wins), or when the loser is to move and each legal move ends the game in the winner's win or leads to such a position (the loser loses); the bar of a proven position is its exact result, and a player that plays its best (no random moves, no temperature: levels 7 to 10 and the advice) plays the book's move; `search_vectors.book` lists positions with the engine's move and bar"),
+        });
+        description["files"]["book"] = json!(BOOK_FILE);
+    }
     for (key, value) in &notes.fields {
         description[*key] = value.clone();
     }
@@ -129,6 +151,9 @@ fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
     write_atomically(&args.out.join("weights.safetensors"), &tensors)?;
     for (name, module) in notes.modules {
         write_atomically(&args.out.join(name), module.as_bytes())?;
+    }
+    if let Some((_, text)) = &book {
+        write_atomically(&args.out.join(BOOK_FILE), text.as_bytes())?;
     }
     write_atomically(
         &args.out.join("model.json"),
@@ -149,6 +174,10 @@ fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
             .modules
             .iter()
             .map(|(name, _)| format!(", {name}"))
+            .chain(
+                book.iter()
+                    .map(|(book, _)| format!(", {BOOK_FILE} ({} positions)", book.len()))
+            )
             .collect::<String>()
     );
     Ok(())
@@ -222,6 +251,7 @@ fn search_vectors<G: Registered>(
     game: &G,
     checkpoint: &Checkpoint,
     calibration: Option<&Calibration>,
+    book: Option<&Book<G>>,
 ) -> serde_json::Value {
     let mut states = vec![game.initial_state()];
     states.extend(
@@ -252,15 +282,22 @@ fn search_vectors<G: Registered>(
             network.push(search(state, simulations, &evaluator));
             uniform.push(search(state, simulations, &UniformEvaluator));
         }
-        let [first_wins, draw, second_wins] = bar(game, state, &evaluator, calibration);
-        let [first, second] = registry::player_names(game);
-        bars.push(json!({
-            "position": game.format_state(state),
-            first: first_wins,
-            "draw": draw,
-            second: second_wins,
-        }));
+        bars.push(bar_json(game, state, &evaluator, calibration, book));
     }
+    // Where the book plays: its move and the bar, at the level-10 setting.
+    let booked = book.map_or_else(Vec::new, |book| {
+        book_positions(game, book)
+            .iter()
+            .map(|state| {
+                let mut vector = bar_json(game, state, &evaluator, calibration, Some(book));
+                vector["book_move"] = json!(
+                    book.best_move(game, state)
+                        .map(|action| game.format_action(state, action))
+                );
+                vector
+            })
+            .collect()
+    });
     let mut recorded = Vec::new();
     let mut batches = Vec::new();
     for state in states.iter().take(2) {
@@ -293,7 +330,69 @@ fn search_vectors<G: Registered>(
             "batches": batches,
         },
         "bar": bars,
+        "book": booked,
     })
+}
+
+/// The bar of `state` (with the book) as a vector.
+fn bar_json<G: Registered>(
+    game: &G,
+    state: &G::State,
+    evaluator: &NetworkEvaluator,
+    calibration: Option<&Calibration>,
+    book: Option<&Book<G>>,
+) -> serde_json::Value {
+    let [first_wins, draw, second_wins] = bar(game, state, evaluator, calibration, book);
+    let [first, second] = registry::player_names(game);
+    json!({
+        "position": game.format_state(state),
+        first: first_wins,
+        "draw": draw,
+        second: second_wins,
+    })
+}
+
+/// Positions around a book for its vectors: its root, the loser's
+/// position after the root's move, the winner's positions after each of
+/// the loser's first three replies and their images under every symmetry
+/// of the rules (the book has only one of them), and a position off the
+/// book (a loser's reply after the winner's first move that is not the
+/// book's, when the winner moves first there).
+fn book_positions<G: Registered>(game: &G, book: &Book<G>) -> Vec<G::State> {
+    let root = book.root().clone();
+    let mut states = vec![root.clone()];
+    let mut actions = Vec::new();
+    if let Some(action) = book.best_move(game, &root) {
+        let after = game.play(&root, action).expect("the book's move is legal");
+        game.legal_actions(&after, &mut actions);
+        for &reply in actions.iter().take(3) {
+            let reached = game.play(&after, reply).expect("legal");
+            for symmetry in rule_symmetries(game) {
+                let image = game.transform_state(&reached, symmetry);
+                if !states.contains(&image) {
+                    states.push(image);
+                }
+            }
+        }
+        states.insert(1, after);
+        game.legal_actions(&root, &mut actions);
+        if let Some(&other) = actions.iter().find(|&&a| {
+            a != action
+                && book
+                    .outcome(game, &game.play(&root, a).expect("legal"))
+                    .is_none()
+        }) {
+            let off = game.play(&root, other).expect("legal");
+            game.legal_actions(&off, &mut actions);
+            if let Some(&reply) = actions.first() {
+                states.push(game.play(&off, reply).expect("legal"));
+            }
+        }
+    }
+    states
+        .into_iter()
+        .filter(|s| game.outcome(s).is_none())
+        .collect()
 }
 
 /// One search vector.

@@ -7,7 +7,9 @@
 //! extensions are `gm-game`, `gm-rules` (or `gm-layout`), `gm-position`,
 //! `gm-sims`, `gm-level` and `gm-winprob` (`= <P(first player wins)>
 //! <P(draw)> <P(second player wins)>`: the bar, as `winprob` gives it).
-//! `gm-game` naming another game ends this session, and the caller starts
+//! Where the game's solution book proves a win, `genmove` plays its move
+//! (unless `gm-level` asked for a level with random moves) and the bar is
+//! exact. `gm-game` naming another game ends this session, and the caller starts
 //! one on that game. With `--player SPEC`, `genmove` plays as that arena
 //! player (a baseline such as `alphabeta:depth=4`), and `gm-sims` and
 //! `gm-level`, which set the Grand Maître's search, are refused.
@@ -16,6 +18,7 @@ use std::io::{BufRead, Write};
 
 use anyhow::Result;
 use grandmaitre_engine::agent::{Agent, MctsAgent};
+use grandmaitre_engine::book::Book;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -28,7 +31,7 @@ use grandmaitre_model::bar;
 
 use super::PositionTask;
 use crate::players::{ModelChoice, PlayerSpec};
-use crate::registry::{GAME_NAMES, Registered};
+use crate::registry::{self, GAME_NAMES, Registered};
 
 /// The commands, as `list_commands` gives them.
 const COMMANDS: [&str; 18] = [
@@ -132,6 +135,8 @@ pub struct Session<G: Registered> {
     /// The evaluator of the bar (the agent's own).
     evaluator: SharedEvaluator<G>,
     calibration: Option<Calibration>,
+    /// The game's solution book under the rules in force, if one applies.
+    book: Option<Arc<Book<G>>>,
     quit: bool,
     /// Another game `gm-game` asked for.
     switch_to: Option<String>,
@@ -153,6 +158,7 @@ impl<G: Registered> Session<G> {
             1,
         );
         Session {
+            book: registry::book(&game),
             game,
             history: Vec::new(),
             state,
@@ -239,6 +245,7 @@ impl<G: Registered> Session<G> {
             }
             "gm-rules" | "gm-layout" => {
                 let game = G::with_rules(arguments).map_err(|e| format!("{e:#}"))?;
+                self.book = registry::book(&game);
                 self.game = game;
                 // The kept tree holds the moves of the old rules.
                 self.agent.clear_tree();
@@ -317,9 +324,15 @@ impl<G: Registered> Session<G> {
         if player != self.game.current_player(&self.state) {
             return Err(format!("it is not {arguments}'s turn"));
         }
-        let action = match &mut self.stand_in {
-            Some((_, agent)) => agent.select(&self.game, &self.state),
-            None => self.agent.select(&self.game, &self.state),
+        let booked = self
+            .book
+            .as_ref()
+            .filter(|_| self.agent.plays_its_best())
+            .and_then(|book| book.best_move(&self.game, &self.state));
+        let action = match (&mut self.stand_in, booked) {
+            (Some((_, agent)), _) => agent.select(&self.game, &self.state),
+            (None, Some(action)) => action,
+            (None, None) => self.agent.select(&self.game, &self.state),
         };
         let text = self.game.format_action(&self.state, action);
         self.apply(action);
@@ -343,6 +356,7 @@ impl<G: Registered> Session<G> {
             &self.state,
             &self.evaluator,
             self.calibration.as_ref(),
+            self.book.as_deref(),
         );
         Ok(format!("{first:.4} {draw:.4} {second:.4}"))
     }

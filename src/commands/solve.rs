@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use grandmaitre_engine::Outcome;
-use grandmaitre_engine::solve::{Budget, Solution, Solver};
+use grandmaitre_engine::book::Book;
+use grandmaitre_engine::solve::{Budget, Progress, Solution, Solver};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use super::PositionTask;
 use crate::registry::Registered;
@@ -38,8 +40,24 @@ impl PositionTask for Solve {
         if let Some(outcome) = game.outcome(&state) {
             bail!("the game is over ({})", value_name(game, &state, outcome));
         }
-        let mut solver = Solver::new(game.clone());
+        // Progress on stderr, about once a second.
+        let progress = ProgressBar::new_spinner();
+        progress.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                .expect("valid template"),
+        );
+        let shown = progress.clone();
+        let mut solver = Solver::new(game.clone()).with_progress(move |p: &Progress| {
+            shown.set_message(format!(
+                "{} positions searched ({:.0}/s), {} in the table",
+                p.nodes,
+                p.nodes as f64 / p.seconds.max(1e-9),
+                p.table_size
+            ));
+            shown.tick();
+        });
         let report = solver.solve(&state, self.budget);
+        progress.finish_and_clear();
         let side = game.current_player(&state);
         match report.solution {
             Solution::Solved(outcome) => {
@@ -72,22 +90,12 @@ impl PositionTask for Solve {
             let book = solver
                 .proof(&state, winner)
                 .context("the proof could not be rebuilt within the budget")?;
-            let mut text = format!(
-                "# grandmaitre solve --game {} --rules '{}'\n# {}: {} wins; {} positions of {}'s, each with its winning move\n",
+            let comment = format!(
+                "grandmaitre solve --game {} --rules '{}'",
                 G::NAME,
-                game.parameters(),
-                game.format_state(&state),
-                game.player_name(winner),
-                book.len(),
-                game.player_name(winner)
+                game.parameters()
             );
-            for (position, action) in &book {
-                text.push_str(&format!(
-                    "{}\t{}\n",
-                    game.format_state(position),
-                    game.format_action(position, *action)
-                ));
-            }
+            let text = Book::text(game, &comment, &state, winner, &book);
             grandmaitre_engine::files::write_atomically(path, text.as_bytes())
                 .with_context(|| format!("cannot write {}", path.display()))?;
             println!(

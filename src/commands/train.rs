@@ -303,6 +303,8 @@ fn rate<G: Registered>(
         model: ModelChoice::Directory(path.to_path_buf()),
         simulations: settings.simulations,
         tuning: SearchTuning::default(),
+        book: false,
+        opening: 0,
     };
     let mut opponents: Vec<(String, PlayerSpec)> = anchors
         .iter()

@@ -354,7 +354,7 @@ function renderHistory() {
 }
 
 function showBar(positionText, bar) {
-  const { light, draw, dark, exact } = bar;
+  const { light, draw, dark, exact, book } = bar;
   page.barLight.style.width = `${100 * light}%`;
   page.barDraw.style.width = `${100 * draw}%`;
   page.barDark.style.width = `${100 * dark}%`;
@@ -362,9 +362,13 @@ function showBar(positionText, bar) {
   page.labelDraw.textContent = percent(draw);
   page.labelDark.textContent = percent(dark);
   page.bar.setAttribute('aria-label', `Clair ${percent(light)}, nulle ${percent(draw)}, Foncé ${percent(dark)}`);
-  page.barNote.textContent = exact
-    ? 'Résultat certain.'
-    : 'Probabilités calibrées du Grand Maître (recherche de 64 simulations).';
+  let note = 'Probabilités calibrées du Grand Maître (recherche de 64 simulations).';
+  if (book) {
+    note = 'Résultat certain : la partie est résolue, le Grand Maître en connaît la solution.';
+  } else if (exact) {
+    note = 'Résultat certain.';
+  }
+  page.barNote.textContent = note;
   Object.assign(page.bar.dataset, {
     light: String(light),
     draw: String(draw),
@@ -608,7 +612,11 @@ async function main() {
     fetched('model.json', (r) => r.json()),
     fetched('model.onnx', (r) => r.arrayBuffer()),
   ]);
-  state.grandMaitre = await GrandMaitre.load(ort, { model, description }, { executionProviders: ['wasm'] });
+  // The solution book, when the export has one: the bar and the Grand
+  // Maître use it as the engine does.
+  const bookFile = description.files?.book;
+  const book = bookFile ? await fetched(bookFile, (r) => r.text()) : undefined;
+  state.grandMaitre = await GrandMaitre.load(ort, { model, description, book }, { executionProviders: ['wasm'] });
   state.game = state.grandMaitre.game;
   const start = params.get('position');
   state.start = start ? state.game.parsePosition(start) : Position.start();

@@ -182,9 +182,11 @@ describe('the game screen in Chromium', { timeout: 600_000 }, () => {
     mkdirSync(artifacts, { recursive: true });
     process.stderr.write(`screenshots in ${artifacts}\n`);
     description = JSON.parse(readFileSync(path.join(appDir, 'model.json'), 'utf8'));
+    const bookFile = description.files?.book;
     grandMaitre = await GrandMaitre.load(ort, {
       model: readFileSync(path.join(appDir, 'model.onnx')),
       description,
+      book: bookFile ? readFileSync(path.join(appDir, bookFile), 'utf8') : undefined,
     });
     server = await startServer(appDir);
     origin = `http://127.0.0.1:${server.address().port}`;
@@ -239,7 +241,9 @@ describe('the game screen in Chromium', { timeout: 600_000 }, () => {
         fetch('model.onnx').then((r) => r.arrayBuffer()),
         fetch('model.json').then((r) => r.json()),
       ]);
-      const maitre = await GrandMaitre.load(ort, { model, description }, { executionProviders: ['wasm'] });
+      const bookFile = description.files?.book;
+      const book = bookFile ? await fetch(bookFile).then((r) => r.text()) : undefined;
+      const maitre = await GrandMaitre.load(ort, { model, description, book }, { executionProviders: ['wasm'] });
       const visits = (result) => Object.fromEntries(result.children.map((c) => [c.move, c.visits]));
       const third = Math.fround(1 / 3);
       // The engine records the logits of the legal moves only.
@@ -300,6 +304,11 @@ describe('the game screen in Chromium', { timeout: 600_000 }, () => {
     const bar = await readBar(page);
     assert.equal(bar.position, START);
     assertBar(bar, expected, 'start bar');
+    if (description.book) {
+      // Light's win from the start is proven: the bar says so.
+      assert.equal(bar.light, 1);
+      assert.match(await page.$eval('#bar-note', (e) => e.textContent), /la partie est résolue/);
+    }
     assert.equal(await page.$$eval('#board .cell', (cells) => cells.length), 25);
     assert.equal(await page.$$eval('#board .cell.house', (cells) => cells.length), 10);
     assert.equal(await page.$eval('#reserve-light', (e) => e.textContent), '13 en réserve');

@@ -24,6 +24,10 @@ const exportDir = process.env.GM_EXPORT
   ? path.resolve(process.env.GM_EXPORT)
   : path.resolve(webDir, '../checkpoints/heraldis/export');
 const descriptionFile = path.join(exportDir, 'model.json');
+// The solution book's text, when the export has one (the app fetches it
+// beside model.json).
+const bookFile = path.join(exportDir, 'book.txt');
+const bookText = existsSync(bookFile) ? readFileSync(bookFile, 'utf8') : undefined;
 
 /** Damaged descriptions tried; each is loaded, then evaluated if it loads. */
 const CASES = 3000;
@@ -204,7 +208,7 @@ function assertPlainOneLineError(error, label) {
 async function check(description, label) {
   let maitre;
   try {
-    maitre = await GrandMaitre.load(standInOrt, { model: new Uint8Array(0), description });
+    maitre = await GrandMaitre.load(standInOrt, { model: new Uint8Array(0), description, book: bookText });
   } catch (error) {
     assertPlainOneLineError(error, label);
     return 'refused';

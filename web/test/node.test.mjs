@@ -42,6 +42,12 @@ const exportDir = process.env.GM_EXPORT
 
 const TOLERANCE = 1e-4;
 
+/** The export's solution book text, when model.json names one. */
+function bookOf(description) {
+  const file = description.files?.book;
+  return file ? readFileSync(path.join(exportDir, file), 'utf8') : undefined;
+}
+
 function perft(game, position, depth) {
   const actions = game.legalActions(position);
   if (depth === 1) {
@@ -282,7 +288,7 @@ describe(`the export at ${exportDir}`, () => {
     description = JSON.parse(readFileSync(json, 'utf8'));
     model = readFileSync(path.join(exportDir, 'model.onnx'));
     session = await ort.InferenceSession.create(model);
-    grandMaitre = await GrandMaitre.load(ort, { model, description });
+    grandMaitre = await GrandMaitre.load(ort, { model, description, book: bookOf(description) });
   });
 
   test('describes the game, layout, ply limit and encoding this module speaks', () => {
@@ -398,7 +404,7 @@ describe(`the export at ${exportDir}`, () => {
         [identity, identity, identity],
       ],
     };
-    await assert.rejects(GrandMaitre.load(ort, { model, description: bad }), (error) => {
+    await assert.rejects(GrandMaitre.load(ort, { model, description: bad, book: bookOf(bad) }), (error) => {
       assert.match(error.message, /^invalid model description: calibration\.network_curves\[0\]\[0\] must be/);
       assert.ok(!error.message.includes('\n'));
       return true;
@@ -433,6 +439,7 @@ describe('the search against the engine', () => {
     grandMaitre = await GrandMaitre.load(ort, {
       model: readFileSync(path.join(exportDir, 'model.onnx')),
       description,
+      book: bookOf(description),
     });
   });
 
@@ -507,10 +514,65 @@ describe('the search against the engine', () => {
     }
   });
 
+  test('where the solution book proves a win: the engine bar and move, exactly', async (t) => {
+    if (!description.book) {
+      t.skip('the export has no solution book');
+      return;
+    }
+    const booked = vectors.book;
+    assert.ok(booked.length >= 4, 'the root, its reply, positions and their images');
+    assert.equal(booked[0].position, description.book.root);
+    let proven = 0;
+    for (const expected of booked) {
+      const bar = await grandMaitre.bar(expected.position);
+      const engine = [expected.light, expected.draw, expected.dark];
+      if (bar.book) {
+        assert.deepEqual([bar.light, bar.draw, bar.dark], engine, expected.position);
+      } else {
+        assertClose([bar.light, bar.draw, bar.dark], engine, expected.position);
+      }
+      assert.equal(grandMaitre.bookMove(expected.position), expected.book_move, expected.position);
+      if (bar.book) {
+        proven += 1;
+        assert.ok([expected.light, expected.dark].includes(1), `${expected.position}: the engine bar is exact`);
+      }
+      if (expected.book_move !== null) {
+        // The levels that play their best play it, without a search; the
+        // gentler ones do not.
+        const best = await grandMaitre.player({ level: 10 }).select(expected.position);
+        assert.equal(best.move, expected.book_move);
+        assert.equal(best.fromBook, true);
+        const gentle = await grandMaitre.player({ level: 5, seed: 1 }).select(expected.position);
+        assert.equal(gentle.fromBook, false);
+      }
+    }
+    assert.ok(proven >= booked.length - 1, `${proven} of ${booked.length} proven: all but the one off the book`);
+    const advice = await grandMaitre.advise(booked[0].position);
+    assert.equal(advice.move, booked[0].book_move);
+    assert.equal(advice.fromBook, true);
+    assert.equal(advice.principalVariation[0], advice.move);
+  });
+
+  test('a description naming a solution book needs its text', async (t) => {
+    if (!description.book) {
+      t.skip('the export has no solution book');
+      return;
+    }
+    const model = readFileSync(path.join(exportDir, 'model.onnx'));
+    await assert.rejects(GrandMaitre.load(ort, { model, description }), (error) => {
+      assert.match(error.message, /^invalid model description: it names the solution book book\.txt/);
+      assert.ok(!error.message.includes('\n'));
+      return true;
+    });
+  });
+
   test('the advice is the level 10 search and its move', async () => {
-    const start = Position.start();
+    // Off the solution book, if the export has one (there the book's move
+    // is the advice: see below).
+    const start = vectors.book?.find((v) => v.book_move === null)?.position ?? Position.start();
     const advice = await grandMaitre.advise(start);
     const search = await grandMaitre.search(start, { simulations: level(ADVICE_LEVEL).simulations });
+    assert.equal(advice.fromBook, false);
     assert.equal(advice.move, search.move);
     assert.deepEqual(
       advice.children.map((c) => [c.move, c.visits]),
@@ -522,7 +584,8 @@ describe('the search against the engine', () => {
 
   test('a player keeps its tree from move to move', async () => {
     const game = grandMaitre.game;
-    const player = grandMaitre.player({ level: 7 });
+    // Without the book, which would answer from the start without a search.
+    const player = grandMaitre.player({ level: 7, book: false });
     let position = Position.start();
     const first = await player.select(position);
     assert.equal(first.visits, 50);

@@ -10,7 +10,7 @@
 // where the cell holds an opponent piece), 25 `pass`. Sets of cells are
 // 25-bit integers, bit `c` for cell `c`.
 
-import { ADVICE_LEVEL, BAR_SIMULATIONS, LEVELS, Player, Search, level, orient, softmax3 } from './search.js';
+import { ADVICE_LEVEL, BAR_SIMULATIONS, LEVELS, LOSS, Player, Search, WIN, level, orient, softmax3 } from './search.js';
 
 export { ADVICE_LEVEL, BAR_SIMULATIONS, LEVELS, level };
 
@@ -977,13 +977,115 @@ function exactBar(result) {
   return { light: result.light, draw: result.draw, dark: result.dark, exact: true };
 }
 
+/** Whether a level plays its best move: no temperature, no random moves. */
+function playsItsBest(setting) {
+  return setting.temperature === 0 && setting.noise === 0;
+}
+
+/**
+ * A solution book of the export (`book.txt`, described by model.json's
+ * `book`), as the engine reads it (engine/src/book.rs): one winning move
+ * per position of the winner's, looked up through the symmetries of the
+ * rules. The export wrote it only after checking it as a proof under these
+ * rules, so it is not checked again here.
+ */
+export class Book {
+  constructor(game, text, description) {
+    if (typeof text !== 'string') {
+      throw new Error(
+        `invalid model description: it names the solution book ${shown(description.file)}; pass its text as \`book\``,
+      );
+    }
+    const winner = ['light', 'dark'].indexOf(description.winner);
+    const maps = description.symmetries;
+    const isMap = (map) =>
+      Array.isArray(map) &&
+      map.length === CELLS &&
+      new Set(map).size === CELLS &&
+      map.every((cell) => Number.isInteger(cell) && cell >= 0 && cell < CELLS);
+    if (winner < 0 || !Array.isArray(maps) || maps.length === 0 || !maps.every(isMap)) {
+      throw new Error('invalid model description: book needs winner light or dark and symmetries as cell maps');
+    }
+    this.game = game;
+    this.winner = winner;
+    this.maps = maps.map((map) => {
+      const inverse = new Array(CELLS);
+      map.forEach((to, from) => {
+        inverse[to] = from;
+      });
+      return { map, inverse };
+    });
+    this.moves = new Map();
+    for (const line of text.split('\n')) {
+      if (line.startsWith('#') || line.trim() === '') {
+        continue;
+      }
+      const tab = line.indexOf('\t');
+      if (tab < 0) {
+        throw new Error(`invalid book: expected POSITION<TAB>MOVE, found '${shown(line)}'`);
+      }
+      this.moves.set(line.slice(0, tab), line.slice(tab + 1).trim());
+    }
+  }
+
+  /** `position` with every cell moved by `map`. */
+  static transformed(position, map) {
+    const moved = (pieces) => cellsOf(pieces).reduce((bits, cell) => bits | bit(map[cell]), 0);
+    const truce = position.truce >= 0 ? map[position.truce] : -1;
+    return new Position(moved(position.pieces[0]), moved(position.pieces[1]), position.ply, truce);
+  }
+
+  /** The proven action in `position`, or null. */
+  bestAction(position) {
+    if (position.side !== this.winner) {
+      return null;
+    }
+    for (const { map, inverse } of this.maps) {
+      const image = Book.transformed(position, map);
+      const move = this.moves.get(String(image));
+      if (move !== undefined) {
+        const action = this.game.parseAction(image, move);
+        return action === PASS ? PASS : inverse[action];
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The value of an unfinished position for its side to move, when the
+   * book proves it: 'win' at a winner's position of the book, 'loss' where
+   * each of the loser's moves ends in the winner's win or reaches one;
+   * null otherwise.
+   */
+  outcome(position) {
+    const game = this.game;
+    if (game.result(position) !== null) {
+      return null;
+    }
+    if (position.side === this.winner) {
+      return this.bestAction(position) === null ? null : WIN;
+    }
+    const winnerKey = this.winner === LIGHT ? 'light' : 'dark';
+    const actions = game.legalActions(position);
+    const lost =
+      actions.length > 0 &&
+      actions.every((action) => {
+        const child = game.applyLegal(position, action);
+        const result = game.result(child);
+        return (result !== null && result[winnerKey] === 1) || this.bestAction(child) !== null;
+      });
+    return lost ? LOSS : null;
+  }
+}
+
 /**
  * The Grand Maître in the app: the engine's search over the network (run
  * by onnxruntime) gives the win-probability bar, the advice (« Conseil »)
  * and the players of « Niveau » 1 to 10, as the engine computes them.
  */
 export class GrandMaitre {
-  constructor(ort, session, description, game) {
+  constructor(ort, session, description, game, book = null) {
+    this.book = book;
     this.ort = ort;
     this.session = session;
     this.description = description;
@@ -1002,11 +1104,12 @@ export class GrandMaitre {
   /**
    * Loads the exported model.
    * @param ort the onnxruntime module (onnxruntime-web or onnxruntime-node)
-   * @param {{model: Uint8Array|ArrayBuffer, description: object}} options
-   *   the bytes of model.onnx and the parsed model.json
+   * @param {{model: Uint8Array|ArrayBuffer, description: object, book?: string}} options
+   *   the bytes of model.onnx, the parsed model.json and, when model.json
+   *   names one (`files.book`), the text of the solution book
    * @param [sessionOptions] passed to `ort.InferenceSession.create`
    */
-  static async load(ort, { model, description }, sessionOptions) {
+  static async load(ort, { model, description, book }, sessionOptions) {
     if (!description || typeof description !== 'object') {
       throw new Error('invalid model description: expected the parsed model.json');
     }
@@ -1021,11 +1124,22 @@ export class GrandMaitre {
     }
     const plyLimit = description.ply_limit ?? DEFAULT_PLY_LIMIT;
     const game = new Heraldis(layoutOf(description), plyLimit);
+    const solution = description.book ? new Book(game, book, description.book) : null;
     const bytes = model instanceof Uint8Array ? model : new Uint8Array(model);
     const session = sessionOptions
       ? await ort.InferenceSession.create(bytes, sessionOptions)
       : await ort.InferenceSession.create(bytes);
-    return new GrandMaitre(ort, session, description, game);
+    return new GrandMaitre(ort, session, description, game, solution);
+  }
+
+  /**
+   * The solution book's move in `position` (in notation), or null where
+   * the book proves no win for the side to move (or there is no book).
+   */
+  bookMove(position) {
+    const root = this.position(position);
+    const action = this.book === null ? null : this.book.bestAction(root);
+    return action === null ? null : this.game.formatAction(root, action);
   }
 
   /** A position from its notation (checked), or the Position itself. */
@@ -1139,13 +1253,20 @@ export class GrandMaitre {
    * The bar: `{ light, draw, dark, exact }`, P(Light wins), P(draw),
    * P(Dark wins) from the network with the engine's 64-simulation search,
    * calibrated by the model's calibration (when it was fitted for this
-   * search); `exact` when it is the game's result or the search proved it.
+   * search); `exact` when it is the game's result, the solution book's
+   * (`book` then true) or the search proved it.
    */
   async bar(position) {
     const root = this.position(position);
     const result = this.game.result(root);
     if (result !== null) {
       return exactBar(result);
+    }
+    const proven = this.book === null ? null : this.book.outcome(root);
+    if (proven !== null) {
+      const sideWins = proven === WIN;
+      const lightWins = sideWins === (root.side === LIGHT);
+      return { light: lightWins ? 1 : 0, draw: 0, dark: lightWins ? 0 : 1, exact: true, book: true };
     }
     const search = new Search(this.rules, root, { simulations: BAR_SIMULATIONS });
     const found = await search.run(this.evaluator);
@@ -1161,24 +1282,34 @@ export class GrandMaitre {
   /**
    * The advice (« Conseil »): the move of level `level` (10 by default:
    * 3 200 simulations, the move of best lower confidence bound) with what
-   * its search saw: `{ move, principalVariation, children, wdl, proof }`
-   * (see `search`).
+   * its search saw: `{ move, principalVariation, children, wdl, proof,
+   * fromBook }` (see `search`); where the solution book proves a win and
+   * the level plays its best, the book's move (`fromBook`), whatever the
+   * search preferred.
    */
   async advise(position, { level: number = ADVICE_LEVEL, seed = 0 } = {}) {
     const root = this.position(position);
-    const player = this.player({ level: number, seed });
-    return player.select(root);
+    const searched = await this.player({ level: number, seed, book: false }).select(root);
+    const move = playsItsBest(level(number)) ? this.bookMove(root) : null;
+    if (move === null) {
+      return { ...searched, fromBook: false };
+    }
+    const line = searched.principalVariation[0] === move ? searched.principalVariation : [move];
+    return { ...searched, move, principalVariation: line, fromBook: true };
   }
 
   /**
    * A player at a level (1 to 10) for a whole game, as the engine's agent
    * plays: it keeps its tree from one move to the next. `select(position)`
    * resolves to its move and search; `observe(position, move)` tells it of
-   * every move played (its own and the opponent's).
+   * every move played (its own and the opponent's). Where the solution
+   * book proves a win, a level that plays its best (7 to 10) plays the
+   * book's move without searching (`fromBook`), unless `book` is false.
    */
-  player({ level: number = ADVICE_LEVEL, seed = 0 } = {}) {
+  player({ level: number = ADVICE_LEVEL, seed = 0, book = true } = {}) {
     const grandMaitre = this;
     const player = new Player(this.rules, this.evaluator, { level: number, seed }, samePosition);
+    const useBook = book && playsItsBest(level(number));
     return {
       level: level(number),
       async select(position) {
@@ -1186,8 +1317,21 @@ export class GrandMaitre {
         if (grandMaitre.game.result(root) !== null) {
           throw new Error(`no move to choose: the game is over in '${root}'`);
         }
+        const move = useBook ? grandMaitre.bookMove(root) : null;
+        if (move !== null) {
+          return {
+            side: root.side,
+            wdl: [1, 0, 0],
+            proof: WIN,
+            visits: 0,
+            move,
+            principalVariation: [move],
+            children: [],
+            fromBook: true,
+          };
+        }
         const { action, result } = await player.select(root);
-        return grandMaitre.described(root, player.search, result, action);
+        return { ...grandMaitre.described(root, player.search, result, action), fromBook: false };
       },
       observe(position, move) {
         const root = grandMaitre.position(position);
