@@ -76,13 +76,15 @@ pub struct TrainArgs {
     /// The game.
     #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,
-    /// The run directory (created, or resumed where it stopped).
     /// The rules of the run's games (a new run keeps them in its settings;
     /// default: the game's default rules).
     #[arg(long, visible_alias = "layout", long_help = rules_help())]
     pub rules: Option<String>,
+    /// The run (created, or resumed where it stopped): a directory, or an
+    /// object store's URL (s3://bucket/prefix, gs://…, az://…; settings
+    /// from the AWS_*, GOOGLE_* or AZURE_* environment).
     #[arg(long)]
-    pub run: std::path::PathBuf,
+    pub run: String,
     /// Settings (TOML) for a new run; an existing run keeps its own.
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
@@ -100,6 +102,14 @@ pub struct TrainArgs {
     /// The device: cpu, or cuda (tch only).
     #[arg(long, default_value = "cpu")]
     pub device: String,
+    /// Self-play comes from `grandmaitre selfplay` workers: the trainer
+    /// plays none, and each generation waits until the run holds
+    /// games_per_generation more games than at the previous one.
+    #[arg(long)]
+    pub workers: bool,
+    /// How often a trainer with --workers looks for new games (e.g. 5s).
+    #[arg(long, default_value = "5s", requires = "workers")]
+    pub poll: String,
 }
 
 #[derive(Debug, Args)]
@@ -111,9 +121,10 @@ pub struct SelfplayArgs {
     /// settings).
     #[arg(long, visible_alias = "layout", long_help = rules_help())]
     pub rules: Option<String>,
-    /// The run directory (it must exist: `train` creates it).
+    /// The run (it must exist: `train` creates it): a directory, or an
+    /// object store's URL, as for `train`.
     #[arg(long)]
-    pub run: std::path::PathBuf,
+    pub run: String,
     /// Stop after this long (e.g. 30m); the current shard finishes first.
     #[arg(long, conflicts_with = "shards")]
     pub time: Option<String>,

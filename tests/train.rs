@@ -163,6 +163,10 @@ fn a_killed_run_resumes_without_losing_or_corrupting_anything() {
         .map(|e| e.file_name().to_string_lossy().to_string())
         .collect();
     names.sort();
+    // The pointer to the newest, beside them.
+    assert_eq!(names.pop().as_deref(), Some("latest"), "{names:?}");
+    let latest = std::fs::read_to_string(run.join("checkpoints/latest")).expect("pointer");
+    assert_eq!(Some(latest.trim()), names.last().map(String::as_str));
     for (index, name) in names.iter().enumerate() {
         assert_eq!(name, &format!("gen-{:04}", index + 1));
         assert!(

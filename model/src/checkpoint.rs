@@ -29,8 +29,10 @@ use crate::network::{Network, NetworkConfig};
 
 /// Version of the checkpoint layout.
 pub const FORMAT_VERSION: u32 = 1;
-const METADATA_FILE: &str = "checkpoint.json";
-const WEIGHTS_FILE: &str = "weights.bpk";
+/// The description file of a checkpoint directory.
+pub const METADATA_FILE: &str = "checkpoint.json";
+/// The weights file of a checkpoint directory.
+pub const WEIGHTS_FILE: &str = "weights.bpk";
 
 /// Where a checkpoint comes from.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -123,6 +125,18 @@ impl Checkpoint {
     /// Writes the checkpoint to the directory `path`, replacing any there.
     pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
         save(&self.network, &self.metadata.network, &self.metadata, path)
+    }
+
+    /// The checkpoint's two files, `checkpoint.json`'s text and
+    /// `weights.bpk`'s bytes, as [`Checkpoint::save`] writes them (for a
+    /// store other than a directory); `name` stands for it in messages.
+    pub fn to_bytes(&self, name: &str) -> Result<(String, Vec<u8>), CheckpointError> {
+        encode(
+            &self.network,
+            &self.metadata.network,
+            &self.metadata,
+            Path::new(name),
+        )
     }
 
     /// Reads a checkpoint for the game `spec`, onto `device`.
@@ -325,6 +339,33 @@ pub fn write_metadata(path: &Path, metadata: &CheckpointMetadata) -> Result<(), 
     grandmaitre_engine::files::write_atomically(&file, json.as_bytes()).map_err(io_error(&file))
 }
 
+/// The two files of a checkpoint of `network`: `checkpoint.json`'s text
+/// (with the weights' size and checksum) and `weights.bpk`'s bytes; `path`
+/// names it in messages.
+pub fn encode(
+    network: &Network,
+    config: &NetworkConfig,
+    metadata: &CheckpointMetadata,
+    path: &Path,
+) -> Result<(String, Vec<u8>), CheckpointError> {
+    let bytes = network
+        .clone()
+        .into_record()
+        .into_bytes()
+        .map_err(|e| invalid(path, format!("cannot serialise the weights: {e}")))?;
+    let bytes: Vec<u8> = bytes.to_vec();
+    let metadata = CheckpointMetadata {
+        format: FORMAT_VERSION,
+        network: config.clone(),
+        weights_bytes: bytes.len() as u64,
+        weights_crc32: crc32fast::hash(&bytes),
+        ..metadata.clone()
+    };
+    let json = serde_json::to_string_pretty(&metadata)
+        .map_err(|e| invalid(path, format!("cannot describe the checkpoint: {e}")))?;
+    Ok((json, bytes))
+}
+
 /// Writes `network` and its description to the directory `path`.
 pub fn save(
     network: &Network,
@@ -332,21 +373,8 @@ pub fn save(
     metadata: &CheckpointMetadata,
     path: &Path,
 ) -> Result<(), CheckpointError> {
-    let bytes = network
-        .clone()
-        .into_record()
-        .into_bytes()
-        .map_err(|e| invalid(path, format!("cannot serialise the weights: {e}")))?;
+    let (json, bytes) = encode(network, config, metadata, path)?;
     let bytes: &[u8] = &bytes;
-    let metadata = CheckpointMetadata {
-        format: FORMAT_VERSION,
-        network: config.clone(),
-        weights_bytes: bytes.len() as u64,
-        weights_crc32: crc32fast::hash(bytes),
-        ..metadata.clone()
-    };
-    let json = serde_json::to_string_pretty(&metadata)
-        .map_err(|e| invalid(path, format!("cannot describe the checkpoint: {e}")))?;
     let staging = sibling(path, "tmp");
     if staging.exists() {
         fs::remove_dir_all(&staging).map_err(io_error(&staging))?;

@@ -211,32 +211,6 @@ pub fn write(directory: &Path, games: &[GameRecord]) -> Result<PathBuf, ShardErr
     write_with_suffix(directory, &suffix, games)
 }
 
-/// Writes `games` as a new shard in `directory` whose name ends with
-/// `-{tag}`, so that its writer can tell after a restart that it was
-/// written ([`tagged`]). A tag holds letters, digits and dashes and starts
-/// with a letter (other writers' names end with numbers).
-pub fn write_tagged(
-    directory: &Path,
-    tag: &str,
-    games: &[GameRecord],
-) -> Result<PathBuf, ShardError> {
-    debug_assert!(
-        tag.starts_with(|c: char| c.is_ascii_alphabetic())
-            && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-    );
-    write_with_suffix(directory, tag, games)
-}
-
-/// The shard among `shards` written with `tag` by [`write_tagged`].
-pub fn tagged<'a>(shards: &'a [PathBuf], tag: &str) -> Option<&'a PathBuf> {
-    let ending = format!("-{tag}");
-    shards.iter().find(|path| {
-        path.file_stem()
-            .and_then(|stem| stem.to_str())
-            .is_some_and(|stem| stem.ends_with(&ending))
-    })
-}
-
 /// Writes a shard named by the time of writing and `suffix`, through a
 /// temporary file renamed once complete.
 fn write_with_suffix(
@@ -267,17 +241,26 @@ pub fn read(path: &Path) -> Result<Vec<GameRecord>, ShardError> {
     decode(path, &bytes)
 }
 
+/// The bytes at the start of a shard that say how many games it holds.
+pub const COUNT_BYTES: usize = 16;
+
 /// The number of games in the shard at `path`, from its header alone.
 pub fn game_count(path: &Path) -> Result<usize, ShardError> {
     use std::io::Read;
-    let mut header = [0u8; 16];
+    let mut header = [0u8; COUNT_BYTES];
     fs::File::open(path)
         .and_then(|mut file| file.read_exact(&mut header))
         .map_err(|source| ShardError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-    if &header[..8] != MAGIC {
+    games_in_header(path, &header)
+}
+
+/// The number of games a shard holds, from its first [`COUNT_BYTES`]
+/// bytes; `path` names it in messages.
+pub fn games_in_header(path: &Path, header: &[u8]) -> Result<usize, ShardError> {
+    if header.len() < COUNT_BYTES || &header[..8] != MAGIC {
         return Err(invalid(path, "not a shard (bad header)"));
     }
     Ok(u32::from_le_bytes(header[12..16].try_into().expect("4 bytes")) as usize)

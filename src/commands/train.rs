@@ -9,9 +9,9 @@ use std::path::Path;
 
 use grandmaitre_engine::arena::{MatchConfig, play_match};
 use grandmaitre_train::config::{EvaluationSettings, Layouts};
-use grandmaitre_train::ratings;
-use grandmaitre_train::run::{EVALUATION_FILE, Rating};
-use grandmaitre_train::{Progress, Run, StopAfter, TrainingConfig};
+use grandmaitre_train::run::Rating;
+use grandmaitre_train::store::Store;
+use grandmaitre_train::{Progress, Run, SelfPlay, StopAfter, TrainingConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{SelfplayArgs, TrainArgs};
@@ -46,15 +46,30 @@ fn read_config(file: &Path) -> Result<TrainingConfig> {
         .map_err(|reason| anyhow::anyhow!("invalid config {}: {reason}", file.display()))
 }
 
+/// The settings a run keeps, if `run` is one (a local directory that does
+/// not exist is none).
+fn stored_config(run: &str) -> Result<Option<TrainingConfig>> {
+    if !run.contains("://") && !Path::new(run).is_dir() {
+        return Ok(None);
+    }
+    let store = Store::open(run)?;
+    let Some(bytes) = store.get("config.toml")? else {
+        return Ok(None);
+    };
+    let text = String::from_utf8(bytes).context("config.toml is not UTF-8")?;
+    TrainingConfig::from_toml(&text)
+        .map(Some)
+        .map_err(|reason| anyhow::anyhow!("invalid config {run}/config.toml: {reason}"))
+}
+
 /// The rules of a run's games: `given` on the command line, else those the
 /// run keeps in its settings, else those of the settings file `config`.
-fn run_rules(run: &Path, given: Option<&str>, config: Option<&Path>) -> Result<Option<String>> {
+fn run_rules(run: &str, given: Option<&str>, config: Option<&Path>) -> Result<Option<String>> {
     if let Some(rules) = given {
         return Ok(Some(rules.to_string()));
     }
-    let stored = run.join("config.toml");
-    if stored.is_file() {
-        return Ok(read_config(&stored)?.rules);
+    if let Some(stored) = stored_config(run)? {
+        return Ok(stored.rules);
     }
     Ok(match config {
         Some(file) => read_config(file)?.rules,
@@ -93,10 +108,10 @@ impl GameTask for Selfplay {
 }
 
 fn selfplay_game<G: Registered>(args: SelfplayArgs, base: G) -> Result<()> {
-    if !args.run.join("config.toml").is_file() {
+    if stored_config(&args.run)?.is_none() {
         bail!(
             "{} is not a training run (no config.toml): start it with grandmaitre train",
-            args.run.display()
+            args.run
         );
     }
     let stop = stop_after(args.time.as_deref(), args.shards)?;
@@ -111,7 +126,7 @@ fn selfplay_game<G: Registered>(args: SelfplayArgs, base: G) -> Result<()> {
             eprintln!("{written} games written");
         },
     )?;
-    println!("{games} self-play games added to {}", args.run.display());
+    println!("{games} self-play games added to {}", args.run);
     Ok(())
 }
 
@@ -150,7 +165,7 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
     // unless its settings name others.
     let config = match config {
         Some(config) => Some(for_new_run(config, &base)),
-        None if !args.run.join("config.toml").is_file() => {
+        None if stored_config(&args.run)?.is_none() => {
             Some(for_new_run(TrainingConfig::default(), &base))
         }
         None => None,
@@ -162,7 +177,14 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
         other => bail!("unknown device '{other}': expected cpu or cuda"),
     };
     let device = backend.device(cuda).map_err(anyhow::Error::msg)?;
-    let run = Run::open(&args.run, config)?;
+    let self_play = if args.workers {
+        SelfPlay::Workers {
+            poll: Duration::from_secs_f64(super::seconds_of(&args.poll)?),
+        }
+    } else {
+        SelfPlay::Own
+    };
+    let run = Run::open(&args.run, config)?.with_self_play(self_play);
     check_run_rules(&run, &base)?;
     let layouts = run.config.selfplay.layouts;
     let make_game = |seed: u64| game_for(&base, layouts, seed);
@@ -211,7 +233,7 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
             bar.set_position(done as u64);
         }
         Progress::Rated(ratings) => {
-            if let Err(error) = plot_strength(&args.run) {
+            if let Err(error) = plot_strength(&run) {
                 bar.suspend(|| eprintln!("warning: strength.png not drawn: {error:#}"));
             }
             for rating in ratings {
@@ -242,14 +264,27 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
         }
     })?;
     bar.finish_and_clear();
+    let reads = run.store().reads();
+    let shard_reads: Vec<usize> = reads
+        .iter()
+        .filter(|(name, _)| name.starts_with("shards/"))
+        .map(|(_, &count)| count)
+        .collect();
+    eprintln!(
+        "shards read: {} ({} reads)",
+        shard_reads.len(),
+        shard_reads.iter().sum::<usize>()
+    );
     Ok(())
 }
 
-/// Draws `strength.png` in the run directory from its `evaluation.csv`: the
-/// Elo difference against each fixed anchor over the generations, with
-/// 95 % intervals (clipped to ±600 where a match was all wins or losses).
-pub fn plot_strength(run: &Path) -> Result<()> {
-    let rows = ratings::read(&run.join(EVALUATION_FILE)).map_err(anyhow::Error::msg)?;
+/// Draws `strength.png` from the run's `evaluation.csv`: the Elo
+/// difference against each fixed anchor over the generations, with 95 %
+/// intervals (clipped to ±600 where a match was all wins or losses). In the
+/// run's directory, or beside its cached checkpoints for a run in an object
+/// store.
+pub fn plot_strength(run: &Run) -> Result<()> {
+    let rows = run.ratings()?;
     let mut series: Vec<crate::plot::Series> = Vec::new();
     for row in rows {
         // Earlier checkpoints of the run are opponents too; only the fixed
@@ -280,8 +315,8 @@ pub fn plot_strength(run: &Path) -> Result<()> {
         }
     }
     crate::plot::line_chart(
-        &run.join("strength.png"),
-        &format!("{}: strength against the anchors", run.display()),
+        &run.local_directory().join("strength.png"),
+        &format!("{}: strength against the anchors", run.location()),
         "generation",
         "Elo difference (95 % interval)",
         (-600.0, 600.0),

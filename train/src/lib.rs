@@ -7,6 +7,7 @@ pub mod config;
 pub mod ratings;
 pub mod run;
 pub mod samples;
+pub mod store;
 pub mod trainer;
 
 use std::path::PathBuf;
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 pub use config::TrainingConfig;
-pub use run::{Progress, Run, StopAfter};
+pub use run::{Progress, Run, SelfPlay, StopAfter};
 
 /// Why training could not go on.
 #[derive(Debug, Error)]
@@ -38,6 +39,9 @@ pub enum TrainError {
     /// A shard could not be read or written.
     #[error(transparent)]
     Shard(#[from] grandmaitre_selfplay::shard::ShardError),
+    /// The run's storage failed.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
     /// A checkpoint could not be read or written.
     #[error(transparent)]
     Checkpoint(#[from] grandmaitre_model::CheckpointError),

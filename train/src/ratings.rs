@@ -29,13 +29,10 @@ pub struct RatingRow {
     pub elo_high: f64,
 }
 
-/// Appends `rows` to the ratings file `path`, with the header first in a
-/// new file; synced to disk before returning.
-pub fn append(path: &Path, rows: &[RatingRow]) -> Result<(), String> {
-    let error = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let new = !path.exists();
+/// `rows` as CSV lines, with the header first when `header`.
+pub fn to_csv(rows: &[RatingRow], header: bool) -> Result<Vec<u8>, String> {
     let mut writer = csv::WriterBuilder::new()
-        .has_headers(new)
+        .has_headers(header)
         .from_writer(Vec::new());
     for row in rows {
         let rounded = RatingRow {
@@ -45,9 +42,25 @@ pub fn append(path: &Path, rows: &[RatingRow]) -> Result<(), String> {
             elo_high: row.elo_high.round(),
             ..row.clone()
         };
-        writer.serialize(rounded).map_err(|e| error(&e))?;
+        writer.serialize(rounded).map_err(|e| e.to_string())?;
     }
-    let bytes = writer.into_inner().map_err(|e| error(&e))?;
+    writer.into_inner().map_err(|e| e.to_string())
+}
+
+/// The rows of a ratings file's text; `name` names it in messages.
+pub fn parse(name: &str, text: &[u8]) -> Result<Vec<RatingRow>, String> {
+    csv::Reader::from_reader(text)
+        .deserialize()
+        .enumerate()
+        .map(|(index, row)| row.map_err(|e| format!("{name}: row {}: {e}", index + 1)))
+        .collect()
+}
+
+/// Appends `rows` to the ratings file `path`, with the header first in a
+/// new file; synced to disk before returning.
+pub fn append(path: &Path, rows: &[RatingRow]) -> Result<(), String> {
+    let error = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let bytes = to_csv(rows, !path.exists()).map_err(|e| error(&e))?;
     let mut file = fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -57,18 +70,14 @@ pub fn append(path: &Path, rows: &[RatingRow]) -> Result<(), String> {
     file.sync_all().map_err(|e| error(&e))
 }
 
-/// Every row of the ratings file `path` (none if there is no file).
+/// The rows of the ratings file `path` (none if it does not exist).
 pub fn read(path: &Path) -> Result<Vec<RatingRow>, String> {
     let text = match fs::read(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
-    csv::Reader::from_reader(text.as_slice())
-        .deserialize()
-        .enumerate()
-        .map(|(index, row)| row.map_err(|e| format!("{}: row {}: {e}", path.display(), index + 1)))
-        .collect()
+    parse(&path.display().to_string(), &text)
 }
 
 #[cfg(test)]

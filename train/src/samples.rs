@@ -7,11 +7,10 @@
 //! policy targets drawn in proportion to their surprise.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Arc;
 
 use grandmaitre_engine::{Action, Game, ParseError, Player, Symmetry};
-use grandmaitre_selfplay::{GameRecord, shard};
+use grandmaitre_selfplay::GameRecord;
 use rand::Rng;
 
 use crate::TrainError;
@@ -117,36 +116,13 @@ fn value_targets(record: &GameRecord, sides: &[Player], targets: &Targets) -> Ve
 }
 
 impl<G: Game> ReplayWindow<G> {
-    /// Reads the newest shards of `directory` until `positions` positions
-    /// are held (whole shards; the oldest beyond that are left out). Boards
-    /// of several shapes are allowed with `mixed_boards` (a network of
-    /// pooled heads).
-    pub fn load(
-        directory: &Path,
-        positions: usize,
-        mixed_boards: bool,
-        targets: &Targets,
-    ) -> Result<ReplayWindow<G>, TrainError> {
-        let mut records: Vec<GameRecord> = Vec::new();
-        let mut held = 0;
-        for path in shard::list(directory)?.iter().rev() {
-            if held >= positions {
-                break;
-            }
-            let games = shard::read(path)?;
-            held += games.iter().map(|g| g.positions.len()).sum::<usize>();
-            records.extend(games);
-        }
-        ReplayWindow::from_records(&records, mixed_boards, targets)
-    }
-
     /// A window over these games. Records come from files, so they are
     /// checked once here rather than on every batch: unless `mixed_boards`,
     /// every board must have the first one's planes and actions, and every
     /// policy target must be within the policy head. The short-term value
     /// needs each position's side to move: positions are parsed for it.
-    pub fn from_records(
-        records: &[GameRecord],
+    pub fn from_records<'a>(
+        records: impl IntoIterator<Item = &'a GameRecord>,
         mixed_boards: bool,
         targets: &Targets,
     ) -> Result<ReplayWindow<G>, TrainError> {

@@ -258,14 +258,10 @@ fn a_curriculum_trains_one_network_on_growing_boards() {
         .expect("trains");
     assert_eq!(lines.len(), 3);
     // Each generation played on its stage's board.
-    let shards = grandmaitre_selfplay::shard::list(&run.shard_directory()).expect("shards");
+    let shards = run.shard_names().expect("shards");
     let bases: Vec<String> = shards
         .iter()
-        .map(|path| {
-            grandmaitre_selfplay::shard::read(path).expect("shard")[0]
-                .parameters
-                .clone()
-        })
+        .map(|name| run.read_shard(name).expect("shard")[0].parameters.clone())
         .collect();
     assert_eq!(bases, ["base=3 swap=1", "base=4 swap=1", "base=5 swap=1"]);
     // The checkpoint plays every base.

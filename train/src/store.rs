@@ -1,0 +1,422 @@
+//! Where a run lives: a local directory, or an object store given by URL
+//! (`s3://bucket/prefix` on any S3-compatible store, `gs://…`, `az://…`),
+//! through the `object_store` crate. Self-play workers and the trainer meet
+//! only here.
+//!
+//! Every write is whole or absent: [`Store::create`] writes an object only
+//! if its name is free (shards: never overwritten, never half-visible),
+//! [`Store::put`] replaces one atomically (the pointer to the newest
+//! checkpoint, the logs of the run's one trainer). On a local directory
+//! both go through a staging file in the same directory, published by a
+//! hard link (create) or a rename (replace); on S3, Google Cloud Storage
+//! and Azure a create is a conditional request (`If-None-Match: *`).
+//!
+//! The cloud backends take their settings from the environment, the way
+//! their own tools do: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+//! `AWS_REGION`, `AWS_ENDPOINT` (an S3-compatible server) and
+//! `AWS_ALLOW_HTTP=true` (a server without TLS); `GOOGLE_*` and `AZURE_*`
+//! likewise. Only variables with those prefixes are read.
+//!
+//! The calls block: each store runs the async client on a runtime of its
+//! own, so the rest of the program stays synchronous.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures::TryStreamExt;
+use object_store::local::LocalFileSystem;
+use object_store::memory::InMemory;
+use object_store::path::Path as Key;
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
+use thiserror::Error;
+
+/// Why the store could not be used.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The location is not one the store reads.
+    #[error("invalid run location '{location}': {reason}")]
+    Location {
+        /// The location given.
+        location: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A request failed.
+    #[error("{location}/{key}: {reason}")]
+    Request {
+        /// The run's location.
+        location: String,
+        /// The object.
+        key: String,
+        /// The failure: the store's message, and its first cause when that
+        /// says more.
+        reason: String,
+    },
+}
+
+/// An object of a listing: its name below the run and its size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listed {
+    /// The name below the run's location (`shards/….gms`).
+    pub name: String,
+    /// Bytes.
+    pub size: u64,
+}
+
+/// A run's storage (clones share it).
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<dyn ObjectStore>,
+    prefix: Key,
+    location: String,
+    /// The directory, for a local run.
+    directory: Option<PathBuf>,
+    runtime: Arc<tokio::runtime::Runtime>,
+    /// Whole objects read, by name.
+    reads: Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The prefixes of the environment variables the cloud backends read.
+const ENVIRONMENT_PREFIXES: [&str; 3] = ["AWS_", "GOOGLE_", "AZURE_"];
+
+impl Store {
+    /// The store at `location`: a URL with a scheme (`s3://`, `gs://`,
+    /// `az://`, `file://`), or a local directory, created if missing.
+    pub fn open(location: &str) -> Result<Store, StoreError> {
+        let invalid = |reason: String| StoreError::Location {
+            location: location.to_string(),
+            reason,
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| invalid(format!("starting the storage client: {e}")))?;
+        let url = location
+            .contains("://")
+            .then(|| url::Url::parse(location))
+            .transpose()
+            .map_err(|e| invalid(e.to_string()))?;
+        let directory = match &url {
+            None => Some(PathBuf::from(location)),
+            Some(url) if url.scheme() == "file" => Some(
+                url.to_file_path()
+                    .map_err(|()| invalid("not a local path".to_string()))?,
+            ),
+            Some(_) => None,
+        };
+        let (inner, prefix): (Arc<dyn ObjectStore>, Key) = match (&directory, &url) {
+            (Some(directory), _) => {
+                std::fs::create_dir_all(directory)
+                    .map_err(|e| invalid(format!("creating the directory: {e}")))?;
+                let local = LocalFileSystem::new_with_prefix(directory)
+                    .map_err(|e| invalid(e.to_string()))?;
+                (Arc::new(local), Key::default())
+            }
+            (None, Some(url)) => {
+                let options = std::env::vars().filter(|(name, value)| {
+                    !value.is_empty() && ENVIRONMENT_PREFIXES.iter().any(|p| name.starts_with(p))
+                });
+                let (store, prefix) = object_store::parse_url_opts(url, options).map_err(|e| {
+                    invalid(match e {
+                        object_store::Error::NotImplemented { .. } => format!(
+                            "{} is not built into this program (its `cloud` feature, on by default, adds s3, gs and az)",
+                            url.scheme()
+                        ),
+                        other => other.to_string(),
+                    })
+                })?;
+                (Arc::from(store), prefix)
+            }
+            (None, None) => unreachable!("a location is a directory or a URL"),
+        };
+        Ok(Store {
+            inner,
+            prefix,
+            location: location.trim_end_matches('/').to_string(),
+            directory,
+            runtime: Arc::new(runtime),
+            reads: Arc::default(),
+        })
+    }
+
+    /// A store in memory (tests), named `memory://PID-N`.
+    pub fn in_memory() -> Store {
+        Store {
+            inner: Arc::new(InMemory::new()),
+            prefix: Key::default(),
+            location: {
+                static STORES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                let number = STORES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                format!("memory://{}-{number}", std::process::id())
+            },
+            directory: None,
+            runtime: Arc::new(
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("a current-thread runtime"),
+            ),
+            reads: Arc::default(),
+        }
+    }
+
+    /// The location, as given.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    /// The run's directory, when the store is local.
+    pub fn directory(&self) -> Option<&std::path::Path> {
+        self.directory.as_deref()
+    }
+
+    fn key(&self, name: &str) -> Key {
+        name.split('/')
+            .filter(|part| !part.is_empty())
+            .fold(self.prefix.clone(), |key, part| key.join(part))
+    }
+
+    fn failed(&self, name: &str) -> impl FnOnce(object_store::Error) -> StoreError {
+        let location = self.location.clone();
+        let key = name.to_string();
+        move |error| {
+            // The store's errors repeat their causes in their messages: the
+            // message, then the root cause if it is not already in it.
+            let message = error.to_string();
+            let mut root: &dyn std::error::Error = &error;
+            while let Some(cause) = root.source() {
+                root = cause;
+            }
+            let cause = root.to_string();
+            let reason = if message.contains(&cause) {
+                message
+            } else {
+                format!("{message}: {cause}")
+            };
+            StoreError::Request {
+                location,
+                key,
+                reason,
+            }
+        }
+    }
+
+    /// How many times each object was read whole through this store (and
+    /// its clones).
+    pub fn reads(&self) -> std::collections::HashMap<String, usize> {
+        self.reads.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// The object `name`, or `None` if there is none.
+    pub fn get(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        if let Ok(mut reads) = self.reads.lock() {
+            *reads.entry(name.to_string()).or_default() += 1;
+        }
+        let key = self.key(name);
+        let result = self.runtime.block_on(async {
+            let found = self.inner.get(&key).await?;
+            found.bytes().await
+        });
+        match result {
+            Ok(bytes) => Ok(Some(bytes.to_vec())),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(source) => Err(self.failed(name)(source)),
+        }
+    }
+
+    /// The first `length` bytes of the object `name` (fewer if it is
+    /// shorter), or `None` if there is none.
+    pub fn get_head(&self, name: &str, length: usize) -> Result<Option<Vec<u8>>, StoreError> {
+        let key = self.key(name);
+        let result = self.runtime.block_on(async {
+            let size = self.inner.head(&key).await?.size;
+            self.inner.get_range(&key, 0..size.min(length as u64)).await
+        });
+        match result {
+            Ok(bytes) => Ok(Some(bytes.to_vec())),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(source) => Err(self.failed(name)(source)),
+        }
+    }
+
+    /// Writes `bytes` as `name`, replacing what was there, atomically.
+    pub fn put(&self, name: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        let key = self.key(name);
+        self.runtime
+            .block_on(self.inner.put(&key, PutPayload::from(bytes)))
+            .map(|_| ())
+            .map_err(self.failed(name))
+    }
+
+    /// Writes `bytes` as `name` if no object has that name: `false` (and
+    /// nothing written) if one has.
+    pub fn create(&self, name: &str, bytes: Vec<u8>) -> Result<bool, StoreError> {
+        let key = self.key(name);
+        let options = PutOptions {
+            mode: PutMode::Create,
+            ..PutOptions::default()
+        };
+        match self
+            .runtime
+            .block_on(self.inner.put_opts(&key, PutPayload::from(bytes), options))
+        {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
+            Err(source) => Err(self.failed(name)(source)),
+        }
+    }
+
+    /// Removes `name` (nothing if absent).
+    pub fn delete(&self, name: &str) -> Result<(), StoreError> {
+        let key = self.key(name);
+        match self.runtime.block_on(self.inner.delete(&key)) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(source) => Err(self.failed(name)(source)),
+        }
+    }
+
+    /// The objects below `directory` (at any depth), by name.
+    pub fn list(&self, directory: &str) -> Result<Vec<Listed>, StoreError> {
+        let key = self.key(directory);
+        let prefix = self.prefix.clone();
+        let found: Vec<_> = self
+            .runtime
+            .block_on(self.inner.list(Some(&key)).try_collect::<Vec<_>>())
+            .map_err(self.failed(directory))?;
+        let mut listed: Vec<Listed> = found
+            .into_iter()
+            .filter_map(|meta| {
+                let parts: Vec<_> = meta.location.prefix_match(&prefix)?.collect();
+                let name = parts
+                    .iter()
+                    .map(|p| p.as_ref())
+                    .collect::<Vec<&str>>()
+                    .join("/");
+                Some(Listed {
+                    name,
+                    size: meta.size,
+                })
+            })
+            .collect();
+        listed.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(listed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_semantics(store: &Store) {
+        assert_eq!(store.get("shards/a.gms").expect("get"), None);
+        assert!(
+            store
+                .create("shards/a.gms", b"one".to_vec())
+                .expect("create")
+        );
+        // A second writer of the same name loses, and the first's bytes stay.
+        assert!(
+            !store
+                .create("shards/a.gms", b"two".to_vec())
+                .expect("create")
+        );
+        assert_eq!(
+            store.get("shards/a.gms").expect("get"),
+            Some(b"one".to_vec())
+        );
+        assert!(
+            store
+                .create("shards/b.gms", b"three".to_vec())
+                .expect("create")
+        );
+        store.put("latest", b"gen-0001".to_vec()).expect("put");
+        store.put("latest", b"gen-0002".to_vec()).expect("put");
+        assert_eq!(
+            store.get("latest").expect("get"),
+            Some(b"gen-0002".to_vec())
+        );
+        let listed = store.list("shards").expect("list");
+        assert_eq!(
+            listed,
+            vec![
+                Listed {
+                    name: "shards/a.gms".to_string(),
+                    size: 3
+                },
+                Listed {
+                    name: "shards/b.gms".to_string(),
+                    size: 5
+                },
+            ]
+        );
+        assert!(store.list("checkpoints").expect("list").is_empty());
+        store.delete("shards/a.gms").expect("delete");
+        store
+            .delete("shards/a.gms")
+            .expect("deleting twice is nothing");
+        assert_eq!(store.list("shards").expect("list").len(), 1);
+    }
+
+    #[test]
+    fn an_in_memory_store_creates_once_replaces_and_lists() {
+        check_semantics(&Store::in_memory());
+    }
+
+    #[test]
+    fn a_local_store_does_the_same_on_disk() {
+        let directory = tempfile::tempdir().expect("temp dir");
+        let run = directory.path().join("run");
+        let store = Store::open(run.to_str().expect("utf-8")).expect("opens");
+        check_semantics(&store);
+        assert!(run.join("shards/b.gms").is_file());
+        assert_eq!(store.directory(), Some(run.as_path()));
+        // The same directory as a file:// URL.
+        let url = format!("file://{}", run.display());
+        let again = Store::open(&url).expect("opens");
+        assert_eq!(
+            again.get("latest").expect("get"),
+            Some(b"gen-0002".to_vec())
+        );
+    }
+
+    #[test]
+    fn an_s3_store_does_the_same_on_the_server() {
+        // Set by scripts/test-s3.sh, which starts an S3-protocol server.
+        let Ok(base) = std::env::var("GM_S3_RUN") else {
+            eprintln!("GM_S3_RUN is not set: no S3 server to test against (scripts/test-s3.sh)");
+            return;
+        };
+        let location = format!(
+            "{}/store-{}",
+            base.trim_end_matches('/'),
+            std::process::id()
+        );
+        let store = Store::open(&location).expect("opens");
+        assert_eq!(store.directory(), None);
+        check_semantics(&store);
+        assert_eq!(
+            store.get_head("shards/b.gms", 2).expect("head"),
+            Some(b"th".to_vec())
+        );
+    }
+
+    #[test]
+    fn bad_locations_say_what_is_wrong() {
+        for (location, expected) in [
+            ("s3://", "invalid run location 's3://'"),
+            ("ftp://host/run", "invalid run location 'ftp://host/run'"),
+        ] {
+            let error = Store::open(location).expect_err(location).to_string();
+            assert!(error.contains(expected), "{location}: {error}");
+            assert!(!error.contains('\n'), "{error}");
+        }
+    }
+}
