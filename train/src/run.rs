@@ -490,12 +490,12 @@ impl Run {
     /// window).
     fn window<G: Game>(
         &self,
+        names: &[String],
         cache: &mut ShardCache,
         positions: usize,
         mixed_boards: bool,
         targets: &crate::samples::Targets,
     ) -> Result<ReplayWindow<G>, TrainError> {
-        let names = self.shard_names()?;
         let mut held = 0;
         let mut kept = HashMap::new();
         for name in names.iter().rev() {
@@ -521,20 +521,20 @@ impl Run {
         ReplayWindow::from_records(records, mixed_boards, targets)
     }
 
-    /// Games in all the shards (each shard's count read once, from its
-    /// header).
-    fn count_games(&self, cache: &mut ShardCache) -> Result<usize, TrainError> {
+    /// Games in the shards `names` (each shard's count read once, from
+    /// its header).
+    fn count_games(&self, names: &[String], cache: &mut ShardCache) -> Result<usize, TrainError> {
         let mut games = 0;
-        for name in self.shard_names()? {
-            games += match cache.counts.get(&name) {
+        for name in names {
+            games += match cache.counts.get(name) {
                 Some(&count) => count,
                 None => {
                     let header = self
                         .store
-                        .get_head(&name, shard::COUNT_BYTES)?
+                        .get_head(name, shard::COUNT_BYTES)?
                         .unwrap_or_default();
-                    let count = shard::games_in_header(Path::new(&name), &header)?;
-                    cache.counts.insert(name, count);
+                    let count = shard::games_in_header(Path::new(name), &header)?;
+                    cache.counts.insert(name.clone(), count);
                     count
                 }
             };
@@ -640,7 +640,10 @@ impl Run {
             if let SelfPlay::Workers { poll } = self.self_play {
                 // The workers' games: wait until enough have come.
                 loop {
-                    let arrived = self.count_games(&mut cache)?.saturating_sub(games_before);
+                    let names = self.shard_names()?;
+                    let arrived = self
+                        .count_games(&names, &mut cache)?
+                        .saturating_sub(games_before);
                     progress(Progress::Games {
                         done: arrived.min(total),
                         total,
@@ -696,7 +699,10 @@ impl Run {
 
             // Training on the replay window.
             let training_start = Instant::now();
+            // One listing for the window and the count of games on disk.
+            let names = self.shard_names()?;
             let window: ReplayWindow<G> = self.window(
+                &names,
                 &mut cache,
                 config.optimizer.replay_positions,
                 network_config.pooled_heads,
@@ -729,7 +735,7 @@ impl Run {
             let training_seconds = training_start.elapsed().as_secs_f64();
 
             // Checkpoint, then the log line.
-            let games_on_disk = self.count_games(&mut cache)?;
+            let games_on_disk = self.count_games(&names, &mut cache)?;
             games_before = games_on_disk;
             let checkpoint = Checkpoint {
                 metadata: CheckpointMetadata {
