@@ -30,6 +30,8 @@ fn the_bar_of_a_proven_position_is_exact_and_the_advice_is_the_proven_move() {
             [1.0, 0.0, 0.0],
             "{moves:?}"
         );
+        assert_eq!(bar["book_proves"], true);
+        assert_eq!(bar["simulations"], 0);
         let mut args = vec!["advise", "--json", "--sims", "50"];
         args.extend(moves.iter().flat_map(|m| ["--moves", m]));
         let advice = json(&args);

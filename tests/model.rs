@@ -324,14 +324,21 @@ fn winprob_is_a_distribution_seen_from_light() {
         assert!(output.status.success(), "{output:?}");
         serde_json::from_slice(&output.stdout).expect("JSON")
     };
-    let start = read("5/5/5/5/5 l - 0");
+    // Off the solution book (Light opened a1, not the book's b1): the
+    // bar's search.
+    let open = read("5/5/5/5/L4 d - 1");
     let sum: f64 = ["light", "draw", "dark"]
         .iter()
-        .map(|k| start[k].as_f64().expect("probability"))
+        .map(|k| open[k].as_f64().expect("probability"))
         .sum();
-    assert!((sum - 1.0).abs() < 1e-5, "{start}");
-    assert_eq!(start["finished"], false);
-    assert_eq!(start["simulations"], 64);
+    assert!((sum - 1.0).abs() < 1e-5, "{open}");
+    assert_eq!(open["finished"], false);
+    assert_eq!(open["book_proves"], false);
+    assert_eq!(open["simulations"], 64);
+    // The start is proven by the book: exact, without a search.
+    let start = read("5/5/5/5/5 l - 0");
+    assert_eq!(start["light"], 1.0);
+    assert_eq!(start["simulations"], 0);
     // Dark to move, Light has four in a row: over, Light won.
     let over = read("5/5/5/LLLL1/DDD2 d - 7");
     assert_eq!(over["light"], 1.0);

@@ -221,12 +221,14 @@ impl PositionTask for Winprob {
         let book = registry::book(game);
         let shown = bar::bar(game, &state, &model.evaluator, calibration, book.as_deref());
         let finished = game.outcome(&state).is_some();
+        let book_proves = book.is_some_and(|book| book.outcome(game, &state).is_some());
         let [first, second] = registry::player_names(game);
         if self.json {
             let mut report = json!({
                 "draw": shown[1],
                 "finished": finished,
-                "simulations": if finished { 0 } else { BAR_SIMULATIONS },
+                "book_proves": book_proves,
+                "simulations": if finished || book_proves { 0 } else { BAR_SIMULATIONS },
                 "calibrated": bar::for_the_bar(calibration).is_some(),
             });
             report[first] = json!(shown[0]);
