@@ -10,6 +10,11 @@
 #
 # Results: OUT/curve.csv (minutes, generation, score, Elo and its 95 %
 # interval), OUT/run/ the run, OUT/gen-N.arena.json the matches.
+#
+# With WORKERS=N (N > 0) the run lives in an S3 bucket on a local server
+# (scripts/s3-server.sh) and `train --workers` trains on the games of N
+# `selfplay` processes (one thread each), all for TIME; the run's log and
+# checkpoints are then copied to OUT/run and rated the same way.
 set -euo pipefail
 out=${1:?usage: from-zero.sh OUT SEED [TIME] [CONFIG] [GAMES] [MARKS]}
 seed=${2:?usage: from-zero.sh OUT SEED [TIME] [CONFIG] [GAMES] [MARKS]}
@@ -18,6 +23,7 @@ config=${4:-}
 games=${5:-200}
 marks=${6:-"5 10 15 20"}
 gm=${GRANDMAITRE:-grandmaitre}
+workers=${WORKERS:-0}
 mkdir -p "$out"
 
 if [ ! -e "$out/run/log.csv" ]; then
@@ -43,8 +49,49 @@ if not rated:
     out += ["", "[evaluation]", "every = 0"]
 print("\n".join(out))
 PY
-  "$gm" train --run "$out/run" --config "$out/config.toml" --time "$time" \
-    > "$out/train.txt" 2>&1
+  if [ "$workers" -eq 0 ]; then
+    "$gm" train --run "$out/run" --config "$out/config.toml" --time "$time" \
+      > "$out/train.txt" 2>&1
+  else
+    . "$(dirname "$0")/s3-server.sh"
+    start_s3_server grandmaitre-runs
+    url=s3://grandmaitre-runs/from-zero
+    "$gm" train --run "$url" --config "$out/config.toml" --workers --time "$time" \
+      > "$out/train.txt" 2>&1 &
+    trainer=$!
+    # The workers join once the trainer has created the run.
+    until "$S3_VENV/bin/python" -c 'import boto3, os, sys
+boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT"]).head_object(
+    Bucket="grandmaitre-runs", Key="from-zero/config.toml")' 2>/dev/null; do
+      kill -0 "$trainer" || { cat "$out/train.txt" >&2; exit 1; }
+      sleep 0.5
+    done
+    pids=()
+    for i in $(seq "$workers"); do
+      RAYON_NUM_THREADS=1 "$gm" selfplay --run "$url" --time "$time" \
+        > "$out/worker-$i.txt" 2>&1 &
+      pids+=($!)
+    done
+    wait "$trainer"
+    wait "${pids[@]}"
+    # The log, the settings and the checkpoints, to rate them as a local run.
+    "$S3_VENV/bin/python" - "$AWS_ENDPOINT" grandmaitre-runs from-zero/ "$out/run" <<'PY'
+import os, sys, boto3
+endpoint, bucket, prefix, target = sys.argv[1:5]
+s3 = boto3.client("s3", endpoint_url=endpoint)
+shards = 0
+for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+    for item in page.get("Contents", []):
+        key = item["Key"][len(prefix):]
+        if key.startswith("shards/"):
+            shards += 1
+            continue
+        path = os.path.join(target, key)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        s3.download_file(bucket, item["Key"], path)
+print(f"{shards} shards in the bucket", file=sys.stderr)
+PY
+  fi
 fi
 
 echo "minutes,generation,score,elo,elo_low,elo_high" > "$out/curve.csv"

@@ -34,7 +34,7 @@ fn finished(child: Child, what: &str) -> String {
     let output = child.wait_with_output().expect("waited");
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     assert!(output.status.success(), "{what}: {stderr}");
-    stderr
+    String::from_utf8_lossy(&output.stdout).to_string() + &stderr
 }
 
 /// The run at `location`, trained for two generations by a trainer that
@@ -83,11 +83,34 @@ fn workers_and_a_trainer(location: &str) {
     doomed.kill().expect("SIGKILL");
     doomed.wait().expect("reaped");
     let trainer_log = finished(trainer, "trainer");
-    for worker in workers {
-        finished(worker, "worker");
-    }
+    let worker_logs: Vec<String> = workers
+        .into_iter()
+        .map(|worker| finished(worker, "worker"))
+        .collect();
     let run = Run::open(location, None).expect("the run");
     let names = run.shard_names().expect("listed");
+    // Each worker names every shard it wrote, with its running totals.
+    for log in &worker_logs {
+        let shards: Vec<&str> = log
+            .lines()
+            .filter(|line| line.contains(" positions/s), playing generation "))
+            .collect();
+        assert!(!shards.is_empty(), "{log}");
+        for (index, line) in shards.iter().enumerate() {
+            let (name, totals) = line.split_once(": ").expect("NAME: totals");
+            assert!(
+                names.iter().any(|n| n.contains(name)),
+                "{name} not in {names:?}"
+            );
+            let games = 2 * (index + 1);
+            assert!(totals.starts_with(&format!("{games} games, ")), "{line}");
+        }
+    }
+    // The trainer played none: each generation says how long it waited.
+    assert!(
+        trainer_log.contains("s for games, trained "),
+        "{trainer_log}"
+    );
     assert!(names.len() >= 6, "{} shards", names.len());
     // Every shard reads whole: the killed worker left nothing visible that
     // is not.

@@ -122,8 +122,16 @@ fn selfplay_game<G: Registered>(args: SelfplayArgs, base: G) -> Result<()> {
         |seed| game_for(&base, layouts, seed),
         base.spec(),
         stop,
-        |written| {
-            eprintln!("{written} games written");
+        |shard| {
+            eprintln!(
+                "{}: {} games, {} positions written in {:.0} s ({:.1} positions/s), playing generation {}",
+                shard.name,
+                shard.games,
+                shard.positions,
+                shard.seconds,
+                shard.positions as f64 / shard.seconds.max(1e-9),
+                shard.generation
+            );
         },
     )?;
     println!("{games} self-play games added to {}", args.run);
@@ -195,6 +203,8 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
     );
     bar.enable_steady_tick(Duration::from_millis(500));
     let evaluation = run.config.evaluation.clone();
+    let samples_per_generation =
+        run.config.optimizer.steps_per_generation * run.config.optimizer.batch_size;
     let anchors: Vec<String> = match &evaluation.anchors {
         Some(anchors) => anchors.clone(),
         None => G::ANCHORS.iter().map(|a| a.to_string()).collect(),
@@ -251,15 +261,25 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
             }
         }
         Progress::Finished(line) => {
+            // A trainer that played no games (workers', or a generation's
+            // shards written before an interruption) reports its training.
+            let speed = if line.positions_per_second > 0.0 {
+                format!("self-play {:.0} positions/s", line.positions_per_second)
+            } else {
+                format!(
+                    "waited {:.1} s for games, trained {:.0} samples/s",
+                    line.selfplay_seconds,
+                    samples_per_generation as f64 / line.training_seconds.max(1e-9)
+                )
+            };
             bar.suspend(|| println!(
-                "generation {}: {} games on disk, window {} positions, {} steps, policy loss {:.3}, value loss {:.3}, self-play {:.0} positions/s",
+                "generation {}: {} games on disk, window {} positions, {} steps, policy loss {:.3}, value loss {:.3}, {speed}",
                 line.generation,
                 line.games,
                 line.positions,
                 line.steps,
                 line.policy_loss,
                 line.value_loss,
-                line.positions_per_second
             ));
         }
     })?;

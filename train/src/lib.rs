@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 pub use config::TrainingConfig;
-pub use run::{Progress, Run, SelfPlay, StopAfter};
+pub use run::{Progress, Run, SelfPlay, ShardWritten, StopAfter};
 
 /// Why training could not go on.
 #[derive(Debug, Error)]

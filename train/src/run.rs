@@ -154,6 +154,22 @@ pub enum StopAfter {
     Seconds(f64),
 }
 
+/// A self-play worker's progress, once a shard is written
+/// ([`Run::selfplay`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShardWritten {
+    /// The shard's name (its tag: the worker's name and its count).
+    pub name: String,
+    /// The checkpoint its games were played with (0: a fresh network).
+    pub generation: u32,
+    /// Games this worker has written so far, this shard's included.
+    pub games: usize,
+    /// Their positions.
+    pub positions: usize,
+    /// Seconds since the worker started.
+    pub seconds: f64,
+}
+
 /// Where a trainer's self-play comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SelfPlay {
@@ -837,13 +853,13 @@ impl Run {
     /// with the run's newest checkpoint (reloaded before each shard) until
     /// `stop`, beside a `train` process on the same directory. Returns the
     /// games written. A run without a checkpoint yet plays with a fresh
-    /// network of the run's shape.
+    /// network of the run's shape. `progress` hears of each shard written.
     pub fn selfplay<G: Game>(
         &self,
         make_game: impl Fn(u64) -> G + Sync,
         spec: &grandmaitre_engine::GameSpec,
         stop: StopAfter,
-        mut progress: impl FnMut(usize),
+        mut progress: impl FnMut(&ShardWritten),
     ) -> Result<usize, TrainError> {
         let started = Instant::now();
         let device = Device::flex();
@@ -852,6 +868,7 @@ impl Run {
         let selfplay = self.config.selfplay.driver_config();
         let count = self.config.selfplay.games_per_shard;
         let mut written = 0;
+        let mut positions = 0;
         let mut shards = 0u32;
         // This worker's name in its shards' names: unique among workers
         // anywhere (the time and the process, mixed).
@@ -902,10 +919,18 @@ impl Run {
                 seed,
                 |game| games.push(game),
             );
-            self.write_shard(&format!("{worker}-{shards}"), &games)?;
+            let name = format!("{worker}-{shards}");
+            self.write_shard(&name, &games)?;
             written += games.len();
+            positions += games.iter().map(|g| g.positions.len()).sum::<usize>();
             shards += 1;
-            progress(written);
+            progress(&ShardWritten {
+                name,
+                generation,
+                games: written,
+                positions,
+                seconds: started.elapsed().as_secs_f64(),
+            });
         }
     }
 
