@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use grandmaitre_engine::conformance::check_random_games;
-use grandmaitre_engine::halma::Halma;
+use grandmaitre_engine::halma::{self, Halma};
 use grandmaitre_engine::search::{Search, SearchConfig, UniformEvaluator};
 use grandmaitre_engine::{Forcing, Game, Outcome, Player, Symmetry};
 use rand::rngs::SmallRng;
@@ -230,6 +230,88 @@ fn the_reflection_keeps_the_yards_and_maps_moves_onto_moves() {
         .collect();
     assert_eq!(ours, mapped);
     assert_eq!(game.transform_state(&mirror, Symmetry(1)), state);
+}
+
+/// The value of `name`'s plane (one of `halma::PLANE_NAMES`) at `cell`.
+fn plane(game: &Halma, state: &<Halma as Game>::State, name: &str, cell: &str) -> f32 {
+    let shape = game.spec().observation_shape;
+    let cells = shape[1] * shape[2];
+    let mut planes = vec![f32::NAN; shape[0] * cells];
+    game.encode(state, &mut planes);
+    let index = halma::PLANE_NAMES
+        .iter()
+        .position(|n| n.starts_with(name))
+        .unwrap_or_else(|| panic!("no plane {name}"));
+    let cell = game.board().parse_cell(cell).expect("cell");
+    planes[index * cells + cell]
+}
+
+#[test]
+fn the_race_planes_measure_each_side_from_its_goal_corner() {
+    for size in [8, 10] {
+        let game = Halma::of_size(size);
+        let start = game.initial_state();
+        let last = game.board().cell_name(game.board().cell_count() - 1);
+        // White (to move) goes to the far corner, Black to a1.
+        for (name, a1, far) in [
+            ("each cell's files plus ranks to the own goal", 1.0, 0.0),
+            ("each cell's files plus ranks to the opponent's", 0.0, 1.0),
+        ] {
+            assert_eq!(plane(&game, &start, name, "a1"), a1);
+            assert_eq!(plane(&game, &start, name, &last), far);
+        }
+        // Every yard full, every race whole.
+        for name in [
+            "constant: own pieces' files",
+            "constant: opponent pieces' files",
+            "constant: own pieces in the own yard",
+            "constant: opponent pieces in its own yard",
+        ] {
+            assert_eq!(plane(&game, &start, name, "a1"), 1.0, "{name}");
+        }
+    }
+    // After White's a4-a5 Black is to move: its own planes are Black's,
+    // its goal corner is a1, White's race is one step shorter of its 120
+    // files plus ranks to h8 (a1 at 14, two pieces at 13, three at 12,
+    // four at 11), and a White piece left its yard.
+    let game = Halma::default();
+    let state = play(&game, "a4-a5");
+    assert_eq!(
+        plane(
+            &game,
+            &state,
+            "each cell's files plus ranks to the own goal",
+            "a1"
+        ),
+        0.0
+    );
+    assert_eq!(
+        plane(&game, &state, "constant: own pieces' files", "h8"),
+        1.0
+    );
+    assert_eq!(
+        plane(&game, &state, "constant: opponent pieces' files", "h8"),
+        119.0 / 120.0
+    );
+    assert_eq!(
+        plane(
+            &game,
+            &state,
+            "constant: opponent pieces in its own yard",
+            "h8"
+        ),
+        0.9
+    );
+    assert_eq!(
+        plane(&game, &state, "constant: own pieces in the own yard", "h8"),
+        1.0
+    );
+    // The reflection keeps each yard and corner: the planes move with it.
+    let mirror = game.transform_state(&state, Symmetry(1));
+    assert_eq!(
+        plane(&game, &mirror, "constant: opponent pieces' files", "c4"),
+        119.0 / 120.0
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::position::Position;
 use crate::game::Player;
 
 /// Input planes.
-pub const PLANE_COUNT: usize = 12;
+pub const PLANE_COUNT: usize = 18;
 
 /// What each input plane holds, in order.
 pub const PLANE_NAMES: [&str; PLANE_COUNT] = [
@@ -23,6 +23,12 @@ pub const PLANE_NAMES: [&str; PLANE_COUNT] = [
     "constant: own moves so far / draw limit",
     "constant: 1 if White is to move",
     "constant: 1 if the last turn was a pass",
+    "each cell's files plus ranks to the own goal corner / 2 (N − 1)",
+    "each cell's files plus ranks to the opponent's goal corner / 2 (N − 1)",
+    "constant: own pieces' files plus ranks to the own goal corner, summed / that sum at the start",
+    "constant: opponent pieces' files plus ranks to its goal corner, summed / that sum at the start",
+    "constant: own pieces in the own yard / pieces a side",
+    "constant: opponent pieces in its own yard / pieces a side",
 ];
 
 /// Writes the planes of `position` into `planes`.
@@ -69,6 +75,38 @@ pub fn encode(game: &Halma, position: &Position, planes: &mut [f32]) {
     ];
     for (index, value) in constants.into_iter().enumerate() {
         let plane = sets.len() + index;
+        planes[plane * cells..(plane + 1) * cells].fill(value);
+    }
+
+    // The race: how far each side's pieces are from its goal corner, the
+    // alpha-beta baseline's evaluation (and the yards' emptying, which
+    // the yard rule asks for) given whole instead of left to the tower's
+    // global pooling.
+    let first = sets.len() + constants.len();
+    let longest = (2 * (board.size() - 1)) as f32;
+    let goals = [board.goal_corner(side), board.goal_corner(opponent)];
+    for (index, goal) in goals.into_iter().enumerate() {
+        let plane = &mut planes[(first + index) * cells..(first + index + 1) * cells];
+        for (cell, value) in plane.iter_mut().enumerate() {
+            *value = board.manhattan(cell, goal) as f32 / longest;
+        }
+    }
+    let pieces = board.pieces_per_side() as f32;
+    let race = |player: Player| {
+        let goal = board.goal_corner(player);
+        let sum = |set| {
+            cells_of(set)
+                .map(|cell| board.manhattan(cell, goal))
+                .sum::<usize>()
+        };
+        sum(position.pieces(player)) as f32 / sum(board.yard(player)) as f32
+    };
+    let in_yard = |player: Player| {
+        (position.pieces(player) & board.yard(player)).count_ones() as f32 / pieces
+    };
+    let totals = [race(side), race(opponent), in_yard(side), in_yard(opponent)];
+    for (index, value) in totals.into_iter().enumerate() {
+        let plane = first + goals.len() + index;
         planes[plane * cells..(plane + 1) * cells].fill(value);
     }
 }

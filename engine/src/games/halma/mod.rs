@@ -33,8 +33,10 @@ use crate::game::{
     Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
 };
 
-/// Version of the network input encoding (see [`PLANE_NAMES`]).
-pub const ENCODING_VERSION: u32 = 1;
+/// Version of the network input encoding (see [`PLANE_NAMES`]): 2 added
+/// the race planes (distances to the goal corners, the sides' totals and
+/// yards).
+pub const ENCODING_VERSION: u32 = 2;
 /// The default board size.
 pub const DEFAULT_SIZE: usize = 8;
 /// Moves each side may make before the game is drawn (engine rule).
