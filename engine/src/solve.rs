@@ -202,7 +202,7 @@ impl<G: Game> Solver<G> {
         }
         if self.nodes >= self.budget.nodes {
             self.out_of_budget = true;
-        } else if self.nodes % 1024 == 0 {
+        } else if self.nodes.is_multiple_of(1024) {
             let seconds = self.started.elapsed().as_secs_f64();
             self.out_of_budget = seconds >= self.budget.seconds;
             if seconds >= self.last_report + 1.0 {

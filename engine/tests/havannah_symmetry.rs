@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 fn random_position(seed: u64, plies: usize) -> (Havannah, Position) {
     let mut rng = StdRng::seed_from_u64(seed);
     let base = [8, 8, 4, 5][(seed % 4) as usize];
-    let game = Havannah::new(base, seed % 3 != 0);
+    let game = Havannah::new(base, !seed.is_multiple_of(3));
     let mut state = game.initial_state();
     let mut actions = Vec::new();
     for _ in 0..plies {

@@ -204,12 +204,12 @@ fn mangled(text: &str, edits: &[Edit]) -> String {
 /// default or another ply limit.
 fn heraldis(seed: u64) -> Heraldis {
     let mut rng = StdRng::seed_from_u64(seed);
-    let layout = if seed % 3 == 0 {
+    let layout = if seed.is_multiple_of(3) {
         Layout::default_layout()
     } else {
         Layout::random(&mut rng)
     };
-    let ply_limit = if seed % 5 == 0 {
+    let ply_limit = if seed.is_multiple_of(5) {
         1 + (seed / 5 % 300) as u16
     } else {
         150
@@ -222,7 +222,11 @@ fn heraldis(seed: u64) -> Heraldis {
 /// none).
 fn game_position<G: Game>(game: &G, seed: u64) -> (G::State, Vec<String>) {
     let length = game.spec().max_game_length;
-    let max_plies = if seed % 4 == 0 { length } else { length / 4 };
+    let max_plies = if seed.is_multiple_of(4) {
+        length
+    } else {
+        length / 4
+    };
     let state = random_states(game, 1, max_plies, seed).remove(0);
     let mut actions = Vec::new();
     game.legal_actions(&state, &mut actions);
@@ -431,7 +435,7 @@ static HAVANNAH: LazyLock<Vec<Havannah>> = LazyLock::new(|| {
 /// the time).
 fn havannah(seed: u64) -> &'static Havannah {
     let games = &*HAVANNAH;
-    let index = if seed % 2 == 0 {
+    let index = if seed.is_multiple_of(2) {
         2 * (DEFAULT_BASE - MIN_BASE)
     } else {
         (seed / 2 % games.len() as u64) as usize

@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 /// A position reached by `plies` random moves on a layout drawn from `seed`.
 fn random_position(seed: u64, plies: usize) -> (Heraldis, <Heraldis as Game>::State) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let layout = if seed % 4 == 0 {
+    let layout = if seed.is_multiple_of(4) {
         Layout::default_layout()
     } else {
         Layout::random(&mut rng)

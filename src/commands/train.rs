@@ -32,7 +32,7 @@ fn stop_after(time: Option<&str>, count: Option<u32>) -> Result<StopAfter> {
 fn game_for<G: Registered>(base: &G, layouts: Layouts, seed: u64) -> G {
     match layouts {
         Layouts::Default => base.clone(),
-        Layouts::Mixed if seed % 2 == 0 => base.clone(),
+        Layouts::Mixed if seed.is_multiple_of(2) => base.clone(),
         Layouts::Random | Layouts::Mixed => base.random_board(seed).unwrap_or_else(|| base.clone()),
     }
 }
@@ -261,17 +261,19 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
             }
         }
         Progress::Finished(line) => {
-            // A trainer that played no games (workers', or a generation's
-            // shards written before an interruption) reports its training.
-            let speed = if line.positions_per_second > 0.0 {
+            let games = if args.workers {
+                format!("waited {:.1} s for games", line.selfplay_seconds)
+            } else if line.positions_per_second > 0.0 {
                 format!("self-play {:.0} positions/s", line.positions_per_second)
             } else {
-                format!(
-                    "waited {:.1} s for games, trained {:.0} samples/s",
-                    line.selfplay_seconds,
-                    samples_per_generation as f64 / line.training_seconds.max(1e-9)
-                )
+                // Every shard of the generation was written before an
+                // interruption.
+                "games read back from the generation's shards".to_string()
             };
+            let speed = format!(
+                "{games}, trained {:.0} samples/s",
+                samples_per_generation as f64 / line.training_seconds.max(1e-9)
+            );
             bar.suspend(|| println!(
                 "generation {}: {} games on disk, window {} positions, {} steps, policy loss {:.3}, value loss {:.3}, {speed}",
                 line.generation,

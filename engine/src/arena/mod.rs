@@ -276,11 +276,11 @@ where
                 unpaired.insert(index / 2, record.result_for_a);
             }
         }
-        if let Some(sprt) = &config.sprt {
-            if sprt.verdict(stats.sprt_llr(sprt)) != SprtVerdict::Continue {
-                stop.store(true, Ordering::Relaxed);
-                stats.stopped_early = stats.games() < config.games;
-            }
+        if let Some(sprt) = &config.sprt
+            && sprt.verdict(stats.sprt_llr(sprt)) != SprtVerdict::Continue
+        {
+            stop.store(true, Ordering::Relaxed);
+            stats.stopped_early = stats.games() < config.games;
         }
         on_game(stats, &record);
         records.push(record);

@@ -59,7 +59,7 @@ impl GameSettings {
             Pairing::Mixed => {
                 let [strong, gentle] = MIXED_LEVELS[(index as usize / 2) % MIXED_LEVELS.len()]
                     .map(|n| Level::get(n).expect("a level of the table"));
-                if index % 2 == 0 {
+                if index.is_multiple_of(2) {
                     [strong, gentle]
                 } else {
                     [gentle, strong]

@@ -619,9 +619,9 @@ mod tests {
             .map(|i| {
                 let x = 0.3 + 0.4 * (i as f64 + 0.5) / 2000.0;
                 let hit = if x < 0.5 {
-                    (i + offset) % 10 == 0
+                    (i + offset).is_multiple_of(10)
                 } else {
-                    (i + offset) % 10 != 0
+                    !(i + offset).is_multiple_of(10)
                 };
                 ([x, 0.0, 1.0 - x], if hit { 0 } else { 2 })
             })

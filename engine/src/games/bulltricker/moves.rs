@@ -29,7 +29,7 @@ pub const HORIZONTAL: Rects = {
     let mut rects = 0;
     let mut g = 1;
     while g < super::board::GRID {
-        if (g / super::board::SIZE) % 2 == 0 {
+        if (g / super::board::SIZE).is_multiple_of(2) {
             rects |= 1 << (g / 2);
         }
         g += 2;

@@ -15,7 +15,6 @@
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use super::board::cells_of;
 use super::{Halma, Position, Status};
 use crate::agent::{Agent, best_at_random};
 use crate::alphabeta::{AlphaBeta, Evaluation};
@@ -93,12 +92,7 @@ impl Evaluation<Halma> for DistanceEvaluation {
     /// The opponent's total distance to its goal corner less one's own.
     fn evaluate(&self, game: &Halma, state: &Position) -> i32 {
         let board = game.board();
-        let total = |player: Player| -> i32 {
-            let goal = board.goal_corner(player);
-            cells_of(state.pieces(player))
-                .map(|cell| board.manhattan(cell, goal) as i32)
-                .sum()
-        };
+        let total = |player: Player| board.race(player, state.pieces(player)) as i32;
         total(state.side.opponent()) - total(state.side)
     }
 

@@ -50,6 +50,8 @@ pub struct Board {
     /// The cell each cell goes to under the reflection that maps the yards
     /// onto themselves.
     reflection: Vec<u8>,
+    /// Per player: each cell's files plus ranks to its goal corner.
+    to_goal: [Vec<u8>; 2],
 }
 
 impl Board {
@@ -94,14 +96,34 @@ impl Board {
                 }
             }
         }
-        Board {
+        let mut board = Board {
             size,
             corner,
             cells,
             yards,
             steps,
             reflection,
-        }
+            to_goal: [Vec::new(), Vec::new()],
+        };
+        board.to_goal = [Player::First, Player::Second].map(|player| {
+            let goal = board.goal_corner(player);
+            (0..size * size)
+                .map(|cell| board.manhattan(cell, goal) as u8)
+                .collect()
+        });
+        board
+    }
+
+    /// Each cell's files plus ranks to `player`'s goal corner.
+    pub fn to_goal(&self, player: Player) -> &[u8] {
+        &self.to_goal[player.index()]
+    }
+
+    /// `player`'s race: the files plus ranks of `pieces` to its goal
+    /// corner, summed.
+    pub fn race(&self, player: Player, pieces: Cells) -> u32 {
+        let to_goal = self.to_goal(player);
+        cells_of(pieces).map(|cell| u32::from(to_goal[cell])).sum()
     }
 
     /// Cells per side.

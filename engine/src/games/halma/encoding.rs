@@ -84,29 +84,23 @@ pub fn encode(game: &Halma, position: &Position, planes: &mut [f32]) {
     // global pooling.
     let first = sets.len() + constants.len();
     let longest = (2 * (board.size() - 1)) as f32;
-    let goals = [board.goal_corner(side), board.goal_corner(opponent)];
-    for (index, goal) in goals.into_iter().enumerate() {
+    for (index, player) in [side, opponent].into_iter().enumerate() {
         let plane = &mut planes[(first + index) * cells..(first + index + 1) * cells];
-        for (cell, value) in plane.iter_mut().enumerate() {
-            *value = board.manhattan(cell, goal) as f32 / longest;
+        for (value, &distance) in plane.iter_mut().zip(board.to_goal(player)) {
+            *value = f32::from(distance) / longest;
         }
     }
     let pieces = board.pieces_per_side() as f32;
     let race = |player: Player| {
-        let goal = board.goal_corner(player);
-        let sum = |set| {
-            cells_of(set)
-                .map(|cell| board.manhattan(cell, goal))
-                .sum::<usize>()
-        };
-        sum(position.pieces(player)) as f32 / sum(board.yard(player)) as f32
+        board.race(player, position.pieces(player)) as f32
+            / board.race(player, board.yard(player)) as f32
     };
     let in_yard = |player: Player| {
         (position.pieces(player) & board.yard(player)).count_ones() as f32 / pieces
     };
     let totals = [race(side), race(opponent), in_yard(side), in_yard(opponent)];
     for (index, value) in totals.into_iter().enumerate() {
-        let plane = first + goals.len() + index;
+        let plane = first + 2 + index;
         planes[plane * cells..(plane + 1) * cells].fill(value);
     }
 }

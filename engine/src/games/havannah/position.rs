@@ -52,7 +52,7 @@ impl Position {
     /// The side to move: [`Player::First`] is White.
     #[inline]
     pub fn side_to_move(&self) -> Player {
-        if self.ply % 2 == 0 {
+        if self.ply.is_multiple_of(2) {
             Player::First
         } else {
             Player::Second

@@ -158,13 +158,13 @@ impl Layout {
             }
         }
         for site in &sites {
-            if let Site::Alliance(a, b) = site {
-                if a == b {
-                    return Err(format!(
-                        "Alliance {} needs two distinct symbols",
-                        site.token()
-                    ));
-                }
+            if let Site::Alliance(a, b) = site
+                && a == b
+            {
+                return Err(format!(
+                    "Alliance {} needs two distinct symbols",
+                    site.token()
+                ));
             }
         }
         Ok(Layout { sites })

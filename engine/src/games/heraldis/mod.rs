@@ -56,10 +56,11 @@ impl Heraldis {
         let mut capturable = [0; 32];
         for (owned, mask) in capturable.iter_mut().enumerate() {
             for cell in 0..CELLS {
-                if let Site::Alliance(a, b) = layout.site(cell) {
-                    if owned & (1 << a.index()) != 0 && owned & (1 << b.index()) != 0 {
-                        *mask |= bit(cell);
-                    }
+                if let Site::Alliance(a, b) = layout.site(cell)
+                    && owned & (1 << a.index()) != 0
+                    && owned & (1 << b.index()) != 0
+                {
+                    *mask |= bit(cell);
                 }
             }
         }
