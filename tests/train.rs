@@ -53,8 +53,8 @@ fn a_smoke_run_trains_two_generations() {
     let output = train(&run, &config, &["--generations", "2"]);
     assert!(output.status.success(), "{output:?}");
     let text = String::from_utf8(output.stdout).expect("utf-8");
-    assert!(text.contains("generation 1: 8 games on disk"), "{text}");
-    assert!(text.contains("generation 2: 16 games on disk"), "{text}");
+    assert!(text.contains("generation 1: 8 games played"), "{text}");
+    assert!(text.contains("generation 2: 16 games played"), "{text}");
     assert!(run.join("checkpoints/gen-0002/checkpoint.json").exists());
     // Each generation is rated against the anchor, and from the second on
     // against the checkpoint rated before it.

@@ -275,7 +275,7 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
                 samples_per_generation as f64 / line.training_seconds.max(1e-9)
             );
             bar.suspend(|| println!(
-                "generation {}: {} games on disk, window {} positions, {} steps, policy loss {:.3}, value loss {:.3}, {speed}",
+                "generation {}: {} games played, window {} positions, {} steps, policy loss {:.3}, value loss {:.3}, {speed}",
                 line.generation,
                 line.games,
                 line.positions,

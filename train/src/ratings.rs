@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub struct RatingRow {
     /// The checkpoint's generation.
     pub generation: u32,
-    /// Self-play games on disk when it was rated.
+    /// Self-play games the run had played when it was rated.
     pub games: usize,
     /// The opponent: a player spec (a fixed anchor) or a checkpoint path.
     pub opponent: String,

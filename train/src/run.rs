@@ -92,7 +92,7 @@ pub enum Progress {
 pub struct LogLine {
     /// The generation.
     pub generation: u32,
-    /// Self-play games on disk.
+    /// Self-play games the run has played (the shards removed since included).
     pub games: usize,
     /// Positions in the replay window.
     pub positions: usize,
@@ -623,11 +623,17 @@ impl Run {
             path: PathBuf::from(self.location()),
             reason: "an earlier training of this run panicked".to_string(),
         })?;
+        // Games the log counted whose shards are gone (a run copied or
+        // resumed without them) stay counted, so that the log's games are
+        // the run's total; shards found beside the remainder count as
+        // played before this leg.
+        let logged = self.last_logged_games()?;
+        let removed = logged.saturating_sub(self.count_games(&self.shard_names()?, &mut cache)?);
         // Games in the run when the previous generation trained (with
         // workers, the next one waits for as many more as it plays).
         let mut games_before = match self.self_play {
             SelfPlay::Own => 0,
-            SelfPlay::Workers { .. } => self.last_logged_games()?,
+            SelfPlay::Workers { .. } => logged,
         };
         loop {
             let done = match stop {
@@ -657,8 +663,7 @@ impl Run {
                 // The workers' games: wait until enough have come.
                 loop {
                     let names = self.shard_names()?;
-                    let arrived = self
-                        .count_games(&names, &mut cache)?
+                    let arrived = (removed + self.count_games(&names, &mut cache)?)
                         .saturating_sub(games_before);
                     progress(Progress::Games {
                         done: arrived.min(total),
@@ -751,8 +756,8 @@ impl Run {
             let training_seconds = training_start.elapsed().as_secs_f64();
 
             // Checkpoint, then the log line.
-            let games_on_disk = self.count_games(&names, &mut cache)?;
-            games_before = games_on_disk;
+            let games_played = removed + self.count_games(&names, &mut cache)?;
+            games_before = games_played;
             let checkpoint = Checkpoint {
                 metadata: CheckpointMetadata {
                     calibration: None,
@@ -763,7 +768,7 @@ impl Run {
                     provenance: Provenance {
                         parent: parent.clone(),
                         training_steps: trainer.steps,
-                        games: games_on_disk as u64,
+                        games: games_played as u64,
                         created: checkpoint::now(),
                         notes: format!("generation {generation} of run {}", self.location()),
                     },
@@ -776,7 +781,7 @@ impl Run {
             parent = Some(path.display().to_string());
             let line = LogLine {
                 generation,
-                games: games_on_disk,
+                games: games_played,
                 positions: window.samples.len(),
                 steps: trainer.steps,
                 policy_loss: (policy_sum / steps.max(1) as f64) as f32,
@@ -802,7 +807,7 @@ impl Run {
                             reason: format!("rating the checkpoint: {reason}"),
                         }
                     })?;
-                self.append_ratings(generation, games_on_disk, &ratings)?;
+                self.append_ratings(generation, games_played, &ratings)?;
                 progress(Progress::Rated(ratings));
             }
             lines.push(line);

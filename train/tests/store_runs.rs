@@ -9,7 +9,7 @@ use grandmaitre_engine::Game;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::Checkpoint;
 use grandmaitre_train::store::Store;
-use grandmaitre_train::{Run, SelfPlay, StopAfter, TrainingConfig};
+use grandmaitre_train::{Progress, Run, SelfPlay, StopAfter, TrainingConfig};
 
 fn tiny() -> TrainingConfig {
     TrainingConfig::from_toml(
@@ -125,4 +125,72 @@ fn workers_and_a_trainer_meet_only_through_the_store() {
     assert_eq!(reads.get("checkpoints/gen-0001/weights.bpk"), Some(&1));
     assert!(reads.get("checkpoints/latest").is_some_and(|&n| n >= 6));
     assert_eq!(text(&store, "checkpoints/latest"), "gen-0002\n");
+}
+
+#[test]
+fn a_run_resumed_without_its_shards_keeps_counting_its_games() {
+    let store = Store::in_memory();
+    let run = Run::in_store(store.clone(), Some(tiny())).expect("new run");
+    assert_eq!(train(&run, 1)[0].games, 6);
+    // The run copied without its self-play: only the log and the
+    // checkpoints remain.
+    let drop_shards = || {
+        for shard in store.list("shards").expect("list") {
+            store.delete(&shard.name).expect("deleted");
+        }
+    };
+    drop_shards();
+    // Its own self-play: the log goes on from the six games it counted.
+    let resumed = Run::in_store(store.clone(), None).expect("resumed");
+    let lines = train(&resumed, 1);
+    assert_eq!((lines[0].generation, lines[0].games), (2, 12));
+    drop_shards();
+    // With workers: the trainer waits for six new games, not for the
+    // twelve the log counted to be on disk again.
+    let trainer = std::sync::Arc::new(
+        Run::in_store(store.clone(), None)
+            .expect("resumed")
+            .with_self_play(SelfPlay::Workers {
+                poll: Duration::from_millis(20),
+            }),
+    );
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let (started, waiting_for_games) = std::sync::mpsc::channel();
+    let waiting = std::sync::Arc::clone(&trainer);
+    std::thread::spawn(move || {
+        let game = Heraldis::default();
+        let lines = waiting.train(
+            |_| game.clone(),
+            game.spec(),
+            &burn::tensor::Device::flex(),
+            StopAfter::Generations(1),
+            &mut |_, _, _| Ok(Vec::new()),
+            |progress| {
+                if let Progress::Games { .. } = progress {
+                    let _ = started.send(());
+                }
+            },
+        );
+        sender.send(lines.expect("trains"))
+    });
+    // The worker starts once the trainer has counted the run's games.
+    waiting_for_games
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the trainer waits for games");
+    let game = Heraldis::default();
+    let worker = Run::in_store(store.clone(), None).expect("the run exists");
+    let played = worker
+        .selfplay(
+            |_| game.clone(),
+            game.spec(),
+            StopAfter::Generations(3),
+            |_| {},
+        )
+        .expect("plays");
+    assert_eq!(played, 6);
+    let lines = receiver
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the trainer trained on the worker's six games");
+    assert_eq!((lines[0].generation, lines[0].games), (3, 18));
+    assert_eq!(text(&store, "checkpoints/latest"), "gen-0003\n");
 }
