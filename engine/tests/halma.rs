@@ -125,6 +125,26 @@ fn the_draw_limit_ends_the_game_after_the_second_players_move() {
 }
 
 #[test]
+fn with_race_adjudication_the_draw_limit_goes_to_the_side_nearer_its_goal() {
+    let game = Halma::with_parameters("size=8 draw=2 adjudicate=race").expect("rules");
+    // Each side brought one piece four files plus ranks nearer: level.
+    let level = play(&game, "d1-e2 e8-d7 e2-f3 d7-c6");
+    assert_eq!(game.outcome(&level), Some(Outcome::Draw));
+    // Black's piece stops one short (d6 is 3 + 5 from a1, f3 is 2 + 5 from
+    // h8): White, to move, has won.
+    let ahead = play(&game, "d1-e2 e8-d7 e2-f3 d7-d6");
+    assert_eq!(game.outcome(&ahead), Some(Outcome::Win));
+    assert!(game.render(&ahead).contains("result: White wins"));
+    // Before the limit nothing changes, and without the rule it is a draw.
+    assert_eq!(game.outcome(&play(&game, "d1-e2 e8-d7 e2-f3")), None);
+    let plain = Halma::with_parameters("size=8 draw=2").expect("rules");
+    assert_eq!(
+        plain.outcome(&play(&plain, "d1-e2 e8-d7 e2-f3 d7-d6")),
+        Some(Outcome::Draw)
+    );
+}
+
+#[test]
 fn positions_round_trip_and_bad_ones_get_one_line_errors() {
     let game = Halma::default();
     for text in [
@@ -190,6 +210,7 @@ fn parameters_round_trip_and_bad_ones_are_refused() {
     for text in [
         "size=8 limit=30 compare=gt corner=a1 draw=200",
         "size=10 limit=50 compare=ge corner=h1 draw=300",
+        "size=8 limit=30 compare=gt corner=a1 draw=40 adjudicate=race",
     ] {
         let game = Halma::with_parameters(text).expect(text);
         assert_eq!(game.parameters(), text);
@@ -205,6 +226,7 @@ fn parameters_round_trip_and_bad_ones_are_refused() {
         ("limit=0", "limit must be a whole number from 1 to 1000"),
         ("compare=eq", "compare must be gt or ge"),
         ("corner=e5", "corner must be a1 or h1"),
+        ("adjudicate=material", "adjudicate must be race or none"),
         ("base=8", "unknown field 'base=8'"),
     ] {
         let error = Halma::with_parameters(text).expect_err(text).to_string();

@@ -40,10 +40,15 @@ pub(super) fn render(game: &Halma, position: &Position) -> String {
     let _ = writeln!(text, "position: {}", game.format_state(position));
     let _ = writeln!(
         text,
-        "yards: White's '+', Black's 'x'; moves: White {}, Black {} (yard rule after move {}, draw at {} each)",
+        "yards: White's '+', Black's 'x'; moves: White {}, Black {} (yard rule after move {}, {} at {} each)",
         position.moves[0],
         position.moves[1],
         game.yard_limit(),
+        if game.adjudicates_race() {
+            "the race decides"
+        } else {
+            "draw"
+        },
         game.draw_moves()
     );
     match position.status {

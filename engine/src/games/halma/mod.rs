@@ -11,7 +11,9 @@
 //! limit (30 on 8 × 8, 50 on 10 × 10): all of X's pieces in the opposing
 //! yard win; otherwise, past the limit (n > L, or n ≥ L with `compare=ge`),
 //! a piece of X still in its own yard loses. Two passes in a row draw, and
-//! so does reaching the draw limit (200 moves each).
+//! so does reaching the draw limit (200 moves each) — unless the rules
+//! adjudicate it by the race (`adjudicate=race`, a training rule: the side
+//! whose pieces are nearer their goal corner then wins).
 
 pub mod baselines;
 pub mod board;
@@ -56,6 +58,9 @@ pub struct Halma {
     /// move L on (`≥`).
     inclusive: bool,
     draw_moves: u16,
+    /// The draw limit goes to the side ahead in the race (smaller sum of
+    /// files plus ranks to its goal corner) instead of drawing.
+    adjudicate_race: bool,
     spec: GameSpec,
 }
 
@@ -94,7 +99,14 @@ impl Halma {
             yard_limit,
             inclusive,
             draw_moves,
+            adjudicate_race: false,
         }
+    }
+
+    /// These rules with the draw limit adjudicated by the race (or not).
+    pub fn adjudicating_race(mut self, on: bool) -> Halma {
+        self.adjudicate_race = on;
+        self
     }
 
     /// The live position after `plies[i]` random moves of side `sides[i]`
@@ -196,6 +208,11 @@ impl Halma {
         self.draw_moves
     }
 
+    /// Whether the race decides the draw limit (`adjudicate=race`).
+    pub fn adjudicates_race(&self) -> bool {
+        self.adjudicate_race
+    }
+
     /// Whether a side's move number `n` (from 1) is past the yard limit.
     pub fn yard_rule_binds(&self, n: u16) -> bool {
         if self.inclusive {
@@ -246,9 +263,24 @@ impl Halma {
         {
             Status::Won(mover.opponent())
         } else if position.moves.iter().all(|&n| n >= self.draw_moves) {
-            Status::Drawn
+            self.status_at_draw_limit(position)
         } else {
             Status::Playing
+        }
+    }
+
+    /// How the game ends at the draw limit: drawn, or with `adjudicate=race`
+    /// won by the side whose pieces are nearer their goal corner (drawn if
+    /// the races are level).
+    fn status_at_draw_limit(&self, position: &Position) -> Status {
+        if !self.adjudicate_race {
+            return Status::Drawn;
+        }
+        let race = |player: Player| self.board.race(player, position.pieces(player));
+        match race(Player::First).cmp(&race(Player::Second)) {
+            std::cmp::Ordering::Less => Status::Won(Player::First),
+            std::cmp::Ordering::Greater => Status::Won(Player::Second),
+            std::cmp::Ordering::Equal => Status::Drawn,
         }
     }
 
@@ -630,10 +662,11 @@ impl Game for Halma {
     }
 
     /// `size=N limit=L compare=gt|ge corner=a1|h1 draw=M` (`h1` is the last
-    /// file's corner: `j1` on 10 × 10).
+    /// file's corner: `j1` on 10 × 10), then ` adjudicate=race` if the race
+    /// decides the draw limit.
     fn parameters(&self) -> String {
         format!(
-            "size={} limit={} compare={} corner={} draw={}",
+            "size={} limit={} compare={} corner={} draw={}{}",
             self.size(),
             self.yard_limit,
             if self.inclusive { "ge" } else { "gt" },
@@ -641,12 +674,17 @@ impl Game for Halma {
                 Corner::A1 => "a1",
                 Corner::LastFile => "h1",
             },
-            self.draw_moves
+            self.draw_moves,
+            if self.adjudicate_race {
+                " adjudicate=race"
+            } else {
+                ""
+            }
         )
     }
 
     /// Reads the fields of [`Halma::parameters`], any of them left out:
-    /// size 8, the size's limit (30 or 50), `gt`, `a1`, 200.
+    /// size 8, the size's limit (30 or 50), `gt`, `a1`, 200, `adjudicate=none`.
     fn with_parameters(text: &str) -> Result<Halma, ParseError> {
         let error = |reason: String| ParseError::new("game parameters", text, reason);
         let mut size = DEFAULT_SIZE;
@@ -654,6 +692,7 @@ impl Game for Halma {
         let mut inclusive = false;
         let mut corner = Corner::A1;
         let mut draw = DEFAULT_DRAW_MOVES;
+        let mut adjudicate_race = false;
         let positive = |key: &str, value: &str| -> Result<u16, ParseError> {
             value
                 .parse::<u16>()
@@ -676,6 +715,17 @@ impl Game for Halma {
                 }
                 Some(("limit", value)) => limit = Some(positive("limit", value)?),
                 Some(("draw", value)) => draw = positive("draw", value)?,
+                Some(("adjudicate", value)) => {
+                    adjudicate_race = match value {
+                        "race" => true,
+                        "none" => false,
+                        other => {
+                            return Err(error(format!(
+                                "adjudicate must be race or none, not '{other}'"
+                            )));
+                        }
+                    };
+                }
                 Some(("compare", value)) => {
                     inclusive = match value {
                         "gt" => false,
@@ -696,13 +746,13 @@ impl Game for Halma {
                 }
                 _ => {
                     return Err(error(format!(
-                        "unknown field '{field}': expected size=8|10, limit=L, compare=gt|ge, corner=a1|h1, draw=M"
+                        "unknown field '{field}': expected size=8|10, limit=L, compare=gt|ge, corner=a1|h1, draw=M, adjudicate=race|none"
                     )));
                 }
             }
         }
         let limit = limit.unwrap_or_else(|| default_yard_limit(size));
-        Ok(Halma::new(size, corner, limit, inclusive, draw))
+        Ok(Halma::new(size, corner, limit, inclusive, draw).adjudicating_race(adjudicate_race))
     }
 
     fn render(&self, state: &Position) -> String {
