@@ -162,12 +162,47 @@ fn parameters_round_trip_and_bad_ones_are_refused() {
         ("colour=red", "unknown parameter 'colour'"),
         ("plies", "is not NAME=VALUE"),
         ("repetitions=x", "repetitions must be"),
+        ("adjudicate=race", "adjudicate must be material or none"),
     ] {
         let error = Bulltricker::with_parameters(bad)
             .expect_err(bad)
             .to_string();
         assert!(error.contains(reason), "{bad}: {error}");
     }
+}
+
+#[test]
+fn with_material_adjudication_the_ply_cap_goes_to_the_side_with_more_material() {
+    use grandmaitre_engine::Outcome;
+    let first_move = |game: &Bulltricker, state: &<Bulltricker as Game>::State| {
+        let mut actions = Vec::new();
+        game.legal_actions(state, &mut actions);
+        game.play(state, actions[0]).expect("legal")
+    };
+    // Black a Pawn short, White's move reaches the cap of 10 plies.
+    let text = "7/q1q1q1qkq1q1q1q/pppppp1/p1p1p1p1p1p1p1p/7/15/7/15/7/15/7/P1P1P1P1P1P1P1P/PPPPPPP/Q1Q1Q1QKQ1Q1Q1Q/7 w 9";
+    let game = Bulltricker::with_parameters("plies=10 adjudicate=material").expect("rules");
+    assert_eq!(
+        game.parameters(),
+        "plies=10 material=4 repetitions=3 adjudicate=material"
+    );
+    let over = first_move(&game, &game.parse_state(text).expect("position"));
+    assert_eq!(
+        game.outcome(&over),
+        Some(Outcome::Loss),
+        "Black to move lost"
+    );
+    assert!(
+        game.render(&over)
+            .contains("result: White wins on material")
+    );
+    // Without the rule it is a draw, and so it is with level material.
+    let plain = Bulltricker::with_parameters("plies=10").expect("rules");
+    let over = first_move(&plain, &plain.parse_state(text).expect("position"));
+    assert_eq!(plain.outcome(&over), Some(Outcome::Draw));
+    let level = Bulltricker::with_parameters("plies=1 adjudicate=material").expect("rules");
+    let over = first_move(&level, &level.initial_state());
+    assert_eq!(level.outcome(&over), Some(Outcome::Draw));
 }
 
 #[test]

@@ -17,7 +17,9 @@
 //!   `material` rectangles (both colours together, default 4) are
 //!   occupied, when a position (pieces and side to move) stands for the
 //!   `repetitions`-th time (default 3), and after `plies` plies (default
-//!   400);
+//!   400) — unless the rules adjudicate the last two by material
+//!   (`adjudicate=material`, a training rule: the side with more material,
+//!   a Queen 3 and a Pawn 1, then wins);
 //! - the two-step belongs to the transversal Pawns on their start line
 //!   (a Pawn of that side there has never moved: Pawns go only forward);
 //! - a Pawn ending a move, a chain of captures included, on the opposing
@@ -56,6 +58,9 @@ pub struct Bulltricker {
     ply_cap: u16,
     material: u32,
     repetitions: usize,
+    /// A repetition or the ply cap goes to the side with more material
+    /// instead of drawing.
+    adjudicate_material: bool,
     spec: GameSpec,
 }
 
@@ -79,6 +84,7 @@ impl Bulltricker {
             ply_cap,
             material,
             repetitions,
+            adjudicate_material: false,
             spec: GameSpec {
                 name: "bulltricker",
                 action_count: GRID * GRID,
@@ -90,6 +96,19 @@ impl Bulltricker {
                 symmetry_count: 2,
             },
         }
+    }
+
+    /// These rules with repetitions and the ply cap adjudicated by
+    /// material (or not).
+    pub fn adjudicating_material(mut self, on: bool) -> Bulltricker {
+        self.adjudicate_material = on;
+        self
+    }
+
+    /// Whether material decides repetitions and the ply cap
+    /// (`adjudicate=material`).
+    pub fn adjudicates_material(&self) -> bool {
+        self.adjudicate_material
     }
 
     /// The ply cap.
@@ -159,13 +178,27 @@ impl Bulltricker {
         } else if position.occupied().count_ones() < self.material {
             Status::Drawn(Draw::Material)
         } else if position.earlier_occurrences() + 1 >= self.repetitions {
-            Status::Drawn(Draw::Repetition)
+            self.drawn_unless_adjudicated(position, Draw::Repetition)
         } else if position.plies >= self.ply_cap {
-            Status::Drawn(Draw::PlyCap)
+            self.drawn_unless_adjudicated(position, Draw::PlyCap)
         } else if !moves::has_move(position) {
             Status::Drawn(Draw::NoMove)
         } else {
             Status::Playing
+        }
+    }
+
+    /// A draw by `reason`, or with `adjudicate=material` a win for the side
+    /// with more material (a draw if they are level).
+    fn drawn_unless_adjudicated(&self, position: &Position, reason: Draw) -> Status {
+        if !self.adjudicate_material {
+            return Status::Drawn(reason);
+        }
+        let [white, black] = [Player::First, Player::Second].map(|p| position.material(p));
+        match white.cmp(&black) {
+            std::cmp::Ordering::Greater => Status::Won(Player::First),
+            std::cmp::Ordering::Less => Status::Won(Player::Second),
+            std::cmp::Ordering::Equal => Status::Drawn(reason),
         }
     }
 
@@ -438,16 +471,25 @@ impl Game for Bulltricker {
 
     fn parameters(&self) -> String {
         format!(
-            "plies={} material={} repetitions={}",
-            self.ply_cap, self.material, self.repetitions
+            "plies={} material={} repetitions={}{}",
+            self.ply_cap,
+            self.material,
+            self.repetitions,
+            if self.adjudicate_material {
+                " adjudicate=material"
+            } else {
+                ""
+            }
         )
     }
 
-    /// `plies=N material=M repetitions=R`, any of them left out.
+    /// `plies=N material=M repetitions=R adjudicate=none|material`, any of
+    /// them left out.
     fn with_parameters(text: &str) -> Result<Bulltricker, ParseError> {
         let error = |reason: String| ParseError::new("game parameters", text, reason);
         let (mut plies, mut material, mut repetitions) =
             (DEFAULT_PLY_CAP, DEFAULT_MATERIAL, DEFAULT_REPETITIONS);
+        let mut adjudicate = false;
         for token in text.split_whitespace() {
             let (name, value) = token
                 .split_once('=')
@@ -467,14 +509,21 @@ impl Game for Bulltricker {
                 "plies" => plies = number(1, 10_000)? as u16,
                 "material" => material = number(0, 112)?,
                 "repetitions" => repetitions = number(1, 100)? as usize,
+                "adjudicate" => {
+                    adjudicate = match value {
+                        "material" => true,
+                        "none" => false,
+                        _ => return Err(error("adjudicate must be material or none".to_string())),
+                    }
+                }
                 _ => {
                     return Err(error(format!(
-                        "unknown parameter '{name}' (plies, material, repetitions)"
+                        "unknown parameter '{name}' (plies, material, repetitions, adjudicate)"
                     )));
                 }
             }
         }
-        Ok(Bulltricker::new(plies, material, repetitions))
+        Ok(Bulltricker::new(plies, material, repetitions).adjudicating_material(adjudicate))
     }
 
     fn render(&self, state: &Position) -> String {
@@ -511,7 +560,12 @@ impl Game for Bulltricker {
                 let _ = writeln!(text, "legal moves: {}", names.join(" "));
             }
             Status::Won(player) => {
-                let _ = writeln!(text, "result: {} wins by mate", colour_name(player));
+                let how = if self.is_mated(state, player.opponent()) {
+                    "by mate"
+                } else {
+                    "on material (adjudicated)"
+                };
+                let _ = writeln!(text, "result: {} wins {how}", colour_name(player));
             }
             Status::Drawn(reason) => {
                 let why = match reason {

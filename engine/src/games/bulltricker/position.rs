@@ -122,6 +122,13 @@ impl Position {
         self.key.pieces[player.index()]
     }
 
+    /// `player`'s material: a Queen 3, a Pawn 1.
+    pub fn material(&self, player: Player) -> u32 {
+        let pieces = self.pieces(player);
+        let queens = (pieces & self.key.queens).count_ones();
+        3 * queens + (pieces & !self.key.queens).count_ones()
+    }
+
     /// Every occupied rectangle.
     pub fn occupied(&self) -> Rects {
         self.key.pieces[0] | self.key.pieces[1]
