@@ -20,9 +20,8 @@ use crate::agent::{Agent, best_at_random};
 use crate::alphabeta::{AlphaBeta, Evaluation};
 use crate::game::{Action, Game, Player};
 
-/// Worth of a Pawn and of a Queen.
+/// Worth of a Pawn (a Queen is worth three: [`Position::material_of`]).
 const PAWN: i32 = 100;
-const QUEEN: i32 = 300;
 /// Worth of each free rectangle around a King.
 const FREEDOM: i32 = 40;
 
@@ -33,9 +32,7 @@ fn freedom(state: &Position, player: Player) -> i32 {
 
 /// The material of the rectangles `rects`.
 fn material(state: &Position, rects: Rects) -> i32 {
-    let queens = (rects & state.key.queens).count_ones() as i32;
-    let pawns = (rects & !state.key.queens).count_ones() as i32;
-    QUEEN * queens + PAWN * pawns
+    PAWN * state.material_of(rects) as i32
 }
 
 /// Material taken by a move of the side to move.
@@ -130,7 +127,11 @@ mod tests {
             let action = GreedyAgent::new(seed).select(&game, &state);
             let name = game.format_action(&state, action);
             assert!(name.starts_with("A4V1xA4V"), "{name}");
-            assert_eq!(taken(&game, &state, action), PAWN + QUEEN);
+            assert_eq!(
+                taken(&game, &state, action),
+                PAWN + 3 * PAWN,
+                "a Pawn and a Queen"
+            );
         }
         // Black's King on A7C7 has three of its rectangles filled by White
         // Queens (H1C7, A7V7, A7V8) and H2C7 empty: the Queen on H3C7

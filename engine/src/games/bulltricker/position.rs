@@ -122,11 +122,15 @@ impl Position {
         self.key.pieces[player.index()]
     }
 
-    /// `player`'s material: a Queen 3, a Pawn 1.
+    /// The material on `rects`: a Queen 3, a Pawn 1.
+    pub fn material_of(&self, rects: Rects) -> u32 {
+        let queens = (rects & self.key.queens).count_ones();
+        3 * queens + (rects & !self.key.queens).count_ones()
+    }
+
+    /// `player`'s material.
     pub fn material(&self, player: Player) -> u32 {
-        let pieces = self.pieces(player);
-        let queens = (pieces & self.key.queens).count_ones();
-        3 * queens + (pieces & !self.key.queens).count_ones()
+        self.material_of(self.pieces(player))
     }
 
     /// Every occupied rectangle.
