@@ -57,7 +57,8 @@ impl Default for NetworkSettings {
 }
 
 /// One stage of a curriculum: self-play on other rules (a smaller board)
-/// up to a generation.
+/// up to a generation, in every generation or interleaved with the stages
+/// after it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Stage {
@@ -65,6 +66,30 @@ pub struct Stage {
     pub rules: String,
     /// The last generation of the stage.
     pub until: u32,
+    /// The stage has the generations, up to `until` and after the earlier
+    /// stages', that are multiples of this; the others go to the stages
+    /// after it (or to the run's own rules). 1: all of them.
+    #[serde(
+        default = "every_generation",
+        skip_serializing_if = "is_every_generation"
+    )]
+    pub every: u32,
+}
+
+fn every_generation() -> u32 {
+    1
+}
+
+fn is_every_generation(every: &u32) -> bool {
+    *every == 1
+}
+
+impl Stage {
+    /// Whether `generation` is one of the stage's, the earlier stages
+    /// having taken theirs.
+    pub fn has(&self, generation: u32) -> bool {
+        generation <= self.until && generation % self.every == 0
+    }
 }
 
 /// Self-play settings.
@@ -379,8 +404,17 @@ impl TrainingConfig {
         if !self.curriculum.is_empty() && self.network.heads != Heads::Pooled {
             return Err("a curriculum needs network.heads = \"pooled\"".to_string());
         }
-        if !self.curriculum.windows(2).all(|w| w[0].until < w[1].until) {
-            return Err("curriculum stages must end in increasing generations".to_string());
+        if self.curriculum.iter().any(|stage| stage.every == 0) {
+            return Err("curriculum.every must be at least 1".to_string());
+        }
+        // A stage that every generation of its range goes to leaves none
+        // of that range to the stages after it.
+        if !self
+            .curriculum
+            .windows(2)
+            .all(|w| w[0].until < w[1].until || (w[0].every > 1 && w[0].until <= w[1].until))
+        {
+            return Err("curriculum stages must end in increasing generations (an interleaved stage, every > 1, may end with the next)".to_string());
         }
         Ok(())
     }

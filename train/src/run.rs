@@ -1018,7 +1018,7 @@ fn stage_of<'a, G>(
     config
         .curriculum
         .iter()
-        .position(|stage| generation <= stage.until)
+        .position(|stage| stage.has(generation))
         .map(|index| &stages[index])
 }
 

@@ -232,6 +232,29 @@ fn a_window_of_several_boards_gives_batches_of_one_board() {
     assert!(error.to_string().contains("mixes boards"));
 }
 
+/// Trains `run` (Havannah, its own rules base 5) for `generations` and
+/// returns the rules of each generation's games, in order (one shard
+/// each).
+fn boards_played(run: &Run, generations: u32) -> Vec<String> {
+    let game = Havannah::new(5, true);
+    let lines = run
+        .train(
+            |_| game.clone(),
+            game.spec(),
+            &burn::tensor::Device::flex(),
+            StopAfter::Generations(generations),
+            &mut |_, _, _| Ok(Vec::new()),
+            |_| {},
+        )
+        .expect("trains");
+    assert_eq!(lines.len(), generations as usize);
+    run.shard_names()
+        .expect("shards")
+        .iter()
+        .map(|name| run.read_shard(name).expect("shard")[0].parameters.clone())
+        .collect()
+}
+
 #[test]
 fn a_curriculum_trains_one_network_on_growing_boards() {
     let directory = tempfile::tempdir().expect("temp dir");
@@ -244,26 +267,12 @@ fn a_curriculum_trains_one_network_on_growing_boards() {
          [[curriculum]]\nrules = \"base=4 swap=1\"\nuntil = 2\n",
     )
     .expect("valid");
-    let game = Havannah::new(5, true);
     let run = Run::open(directory.path(), Some(config)).expect("new run");
-    let lines = run
-        .train(
-            |_| game.clone(),
-            game.spec(),
-            &burn::tensor::Device::flex(),
-            StopAfter::Generations(3),
-            &mut |_, _, _| Ok(Vec::new()),
-            |_| {},
-        )
-        .expect("trains");
-    assert_eq!(lines.len(), 3);
     // Each generation played on its stage's board.
-    let shards = run.shard_names().expect("shards");
-    let bases: Vec<String> = shards
-        .iter()
-        .map(|name| run.read_shard(name).expect("shard")[0].parameters.clone())
-        .collect();
-    assert_eq!(bases, ["base=3 swap=1", "base=4 swap=1", "base=5 swap=1"]);
+    assert_eq!(
+        boards_played(&run, 3),
+        ["base=3 swap=1", "base=4 swap=1", "base=5 swap=1"]
+    );
     // The checkpoint plays every base.
     let (_, path) = run
         .latest_checkpoint()
@@ -275,6 +284,56 @@ fn a_curriculum_trains_one_network_on_growing_boards() {
             Checkpoint::load(&path, &spec, &burn::tensor::Device::flex()).expect("any base");
         assert_eq!(checkpoint.metadata.network.height, 2 * base - 1);
     }
+}
+
+#[test]
+fn an_interleaved_stage_takes_every_kth_generation() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let config = TrainingConfig::from_toml(
+        "[network]\nchannels = 8\nblocks = 2\nheads = \"pooled\"\n\
+         [selfplay]\ngames_per_generation = 2\ngames_per_shard = 2\ngames_in_flight = 2\n\
+         full_simulations = 8\ncheap_simulations = 2\n\
+         [optimizer]\nbatch_size = 16\nsteps_per_generation = 2\n\
+         [[curriculum]]\nrules = \"base=3 swap=1\"\nuntil = 1\n\
+         [[curriculum]]\nrules = \"base=4 swap=1\"\nuntil = 5\nevery = 2\n\
+         [[curriculum]]\nrules = \"base=6 swap=1\"\nuntil = 5\n",
+    )
+    .expect("valid");
+    let run = Run::open(directory.path(), Some(config)).expect("new run");
+    let bases = boards_played(&run, 7);
+    // Generation 1 is the first stage's; of 2 to 5, the even ones are the
+    // interleaved stage's and the odd ones the next stage's; then the run's.
+    assert_eq!(
+        bases,
+        [
+            "base=3 swap=1",
+            "base=4 swap=1",
+            "base=6 swap=1",
+            "base=4 swap=1",
+            "base=6 swap=1",
+            "base=5 swap=1",
+            "base=5 swap=1"
+        ]
+    );
+}
+
+#[test]
+fn an_interleaved_stage_may_end_with_the_next_but_a_plain_one_may_not() {
+    let config = |first: &str| {
+        format!(
+            "[network]\nheads = \"pooled\"\n\
+             [[curriculum]]\nrules = \"base=4\"\nuntil = 9\n{first}\
+             [[curriculum]]\nrules = \"base=6\"\nuntil = 9\n"
+        )
+    };
+    let interleaved = TrainingConfig::from_toml(&config("every = 3\n")).expect("interleaved");
+    assert_eq!(interleaved.curriculum[0].every, 3);
+    assert!(interleaved.curriculum[0].has(6) && !interleaved.curriculum[0].has(7));
+    assert_eq!(interleaved.curriculum[1].every, 1);
+    let plain = TrainingConfig::from_toml(&config("")).expect_err("a stage with no generation");
+    assert!(plain.contains("increasing"), "{plain}");
+    let never = TrainingConfig::from_toml(&config("every = 0\n")).expect_err("every 0");
+    assert!(never.contains("every"), "{never}");
 }
 
 #[test]
