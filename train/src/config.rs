@@ -88,7 +88,7 @@ impl Stage {
     /// Whether `generation` is one of the stage's, the earlier stages
     /// having taken theirs.
     pub fn has(&self, generation: u32) -> bool {
-        generation <= self.until && generation % self.every == 0
+        generation <= self.until && generation.is_multiple_of(self.every)
     }
 }
 
