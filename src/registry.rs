@@ -196,8 +196,11 @@ impl Registered for Havannah {
 
 impl Registered for Halma {
     const NAME: &'static str = "halma";
-    const RULES_HELP: &'static str = "halma: `size=8|10 limit=L compare=gt|ge corner=a1|h1 draw=M` (default size 8; limit 30 on 8 × 8, 50 on 10 × 10; gt; a1; 200), any of them may be left out";
-    const SHIPPED: Option<ShippedModel> = None;
+    const RULES_HELP: &'static str = "halma: `size=8|10 limit=L compare=gt|ge corner=a1|h1 draw=M adjudicate=none|race` (default size 8; limit 30 on 8 × 8, 50 on 10 × 10; gt; a1; 200; none — race, a training rule, gives the draw limit to the side nearer its goal), any of them may be left out";
+    const SHIPPED: Option<ShippedModel> = Some(ShippedModel {
+        metadata: include_str!("../checkpoints/halma/checkpoint.json"),
+        weights: include_bytes!("../checkpoints/halma/weights.bpk"),
+    });
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=3", "greedy"];
     const PERFT_BENCH_DEPTH: u32 = 5;
 
@@ -240,7 +243,7 @@ impl Registered for Halma {
 
 impl Registered for Bulltricker {
     const NAME: &'static str = "bulltricker";
-    const RULES_HELP: &'static str = "bulltricker: `plies=N material=M repetitions=R` (a draw after N plies, default 400; below M occupied rectangles, default 4; at a position's R-th occurrence, default 3), any of them may be left out";
+    const RULES_HELP: &'static str = "bulltricker: `plies=N material=M repetitions=R adjudicate=none|material` (a draw after N plies, default 400; below M occupied rectangles, default 4; at a position's R-th occurrence, default 3; none — material, a training rule, gives a repetition or the ply cap to the side with more material), any of them may be left out";
     const SHIPPED: Option<ShippedModel> = None;
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=3", "greedy"];
     const PERFT_BENCH_DEPTH: u32 = 4;

@@ -1,6 +1,6 @@
 //! Halma through the installed program: perft with rules and moves, the
-//! drawing, its baselines in the arena, and one-line errors (Halma has no
-//! shipped model yet: what needs a network says so).
+//! drawing, its baselines in the arena, the shipped model on both sizes,
+//! and one-line errors.
 
 use assert_cmd::Command;
 
@@ -101,7 +101,33 @@ fn alpha_beta_beats_the_greedy_player() {
 }
 
 #[test]
-fn bad_input_and_a_missing_model_get_one_line_errors() {
+fn the_shipped_model_advises_on_both_sizes() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let here = directory.path();
+    for size in ["size=8", "size=10"] {
+        let advice = stdout(
+            here,
+            &[
+                "advise", "--game", "halma", "--rules", size, "--sims", "32", "--json",
+            ],
+        );
+        let advice: serde_json::Value = serde_json::from_str(advice.trim()).expect("JSON");
+        let best = advice["move"].as_str().expect("a move");
+        // The advice is a legal move of that board: perft plays it.
+        let after = stdout(
+            here,
+            &[
+                "perft", "--game", "halma", "--rules", size, "--moves", best, "--depth", "1",
+            ],
+        );
+        assert!(after.starts_with("perft 1 "), "{size} {best}: {after}");
+        let white = advice["white"].as_f64().expect("P(white wins)");
+        assert!((0.0..=1.0).contains(&white), "{advice}");
+    }
+}
+
+#[test]
+fn bad_input_gets_one_line_errors() {
     let directory = tempfile::tempdir().expect("temp dir");
     let here = directory.path();
     for (args, expected) in [
@@ -118,8 +144,8 @@ fn bad_input_and_a_missing_model_get_one_line_errors() {
             "cannot reach a2",
         ),
         (
-            vec!["advise", "--game", "halma"],
-            "halma has no shipped model: pass --model DIR",
+            vec!["advise", "--game", "halma", "--position", "8/8 w 0 0"],
+            "expected 8 ranks separated by '/', found 2",
         ),
         (
             vec![
