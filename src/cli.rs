@@ -283,13 +283,14 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub games_out: Option<std::path::PathBuf>,
     /// Fit and measure on the records of earlier `--games-out` runs instead
-    /// of playing games (repeat it to pool runs of other seeds; `--games`,
+    /// of playing games (repeat it to pool runs of other seeds, or of other
+    /// rules parameters of the same game, such as a board size; `--games`,
     /// `--level` and `--opening-plies` are then those of the files).
     #[arg(long, conflicts_with = "games_out")]
     pub games_in: Vec<std::path::PathBuf>,
     /// With `--games-in`: every game of those files fits the calibration,
-    /// and the games of these (other seeds, played alike) measure it,
-    /// instead of halves of one pool.
+    /// and the games of these (other seeds or other rules parameters,
+    /// played alike) measure it, instead of halves of one pool.
     #[arg(long, requires = "games_in")]
     pub held_out: Vec<std::path::PathBuf>,
     /// The game.

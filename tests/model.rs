@@ -454,6 +454,56 @@ fn calibrate_keeps_its_games_and_refits_on_them() {
     assert_eq!(held["fit_games"], 6);
     assert_eq!(held["test_games"], 6);
 
+    // Games of other rules parameters (one model serves several boards)
+    // pool with the same seed, and the report tells the boards apart.
+    let other = file("games/seed-1-random-3.jsonl");
+    let status = run(&[
+        "--games",
+        "6",
+        "--seed",
+        "1",
+        "--layout",
+        "random:3",
+        "--games-out",
+        &other,
+        "--report",
+        &file("played-other"),
+    ]);
+    assert_eq!(status.0, Some(0), "{}", status.1);
+    let populations = |name: &str| -> Vec<String> {
+        report(name)["populations"]
+            .as_array()
+            .expect("populations")
+            .iter()
+            .map(|p| p["population"].as_str().expect("a name").to_string())
+            .collect()
+    };
+    let status = run(&[
+        "--games-in",
+        &first,
+        "--held-out",
+        &other,
+        "--report",
+        &file("across"),
+    ]);
+    assert_eq!(status.0, Some(0), "{}", status.1);
+    assert_eq!(populations("across"), ["self-play, random:3"]);
+    let status = run(&[
+        "--games-in",
+        &first,
+        "--games-in",
+        &other,
+        "--report",
+        &file("both"),
+    ]);
+    assert_eq!(status.0, Some(0), "{}", status.1);
+    assert_eq!(report("both")["games"], 12);
+    assert!(
+        populations("both")
+            .iter()
+            .all(|p| p == "self-play" || p == "self-play, random:3")
+    );
+
     // The same seed twice, and a file that is not a record, are refused.
     std::fs::write(directory.path().join("bad.jsonl"), "{\"format\": 1}\n").expect("write");
     for (args, message) in [

@@ -17,7 +17,8 @@
 //! and log-loss raw, after the temperature, and after both, with 95 %
 //! intervals from a bootstrap over whole games (positions of one game are
 //! correlated), for all held-out games and for each population (self-play,
-//! mixed levels), and how steady the bar is from ply to ply. The network's
+//! mixed levels, each rules parameters when records of several boards are
+//! pooled: one model, one calibration), and how steady the bar is from ply to ply. The network's
 //! own win/draw/loss (no search, what an embedding that runs only the
 //! network shows) gets its own fit. The fitting, the metrics, the records
 //! and the games are the model crate's (`grandmaitre_model::calibration`);
@@ -103,7 +104,10 @@ impl GameTask for Calibrate {
                 "mixed" => Pairing::Mixed,
                 other => bail!("invalid --pairing '{other}': expected self or mixed"),
             };
-            let played = play_games(game, &evaluator, pairing, args)?;
+            let mut played = play_games(game, &evaluator, pairing, args)?;
+            for game in &mut played {
+                game.rules.clone_from(&args.rules);
+            }
             let header = RecordsHeader {
                 format: RECORDS_FORMAT.to_string(),
                 game: G::NAME.to_string(),
@@ -224,9 +228,10 @@ impl GameTask for Calibrate {
             "\n| population (held-out games) | games | positions | worst-outcome ECE before | after | Brier before → after | log-loss before → after |"
         );
         let _ = writeln!(table, "|---|---|---|---|---|---|---|");
-        let mut populations: Vec<&str> = test.iter().map(|g| g.population()).collect();
+        let mut populations: Vec<String> = test.iter().map(|g| g.population()).collect();
         populations.sort_unstable();
         populations.dedup();
+        let mut population_json = Vec::new();
         for population in populations {
             let games: Vec<&Played> = test
                 .iter()
@@ -248,6 +253,17 @@ impl GameTask for Calibrate {
                 raw.log_loss,
                 fitted.log_loss
             );
+            population_json.push(json!({
+                "population": population,
+                "games": games.len(),
+                "positions": positions(&games),
+                "ece_worst_before": raw.worst_ece(),
+                "ece_worst_after": fitted.worst_ece(),
+                "brier_before": raw.brier,
+                "brier_after": fitted.brier,
+                "log_loss_before": raw.log_loss,
+                "log_loss_after": fitted.log_loss,
+            }));
         }
         let summary = format!(
             "model {}\n{} games ({} positions fit the calibration, {} held-out games with {} positions measure it), \
@@ -341,6 +357,7 @@ impl GameTask for Calibrate {
             "network_before": metrics_json(&network_stages[0]),
             "network_temperature_only": metrics_json(&network_stages[1]),
             "network_after": metrics_json(&network_stages[2]),
+            "populations": population_json,
             "intervals": metric_names.iter().zip(&intervals).map(|(name, [b, t, a])| {
                 json!({"measure": name, "before": b, "temperature_only": t, "after": a})
             }).collect::<Vec<_>>(),
@@ -425,9 +442,18 @@ impl GameTask for Calibrate {
     }
 }
 
-/// "seed 1" or "seeds 1, 2" of pooled files.
+/// "seed 1" or "seeds 1, 2 (size=10)" of pooled files: each file's seed,
+/// and its rules parameters if not the default ones.
 fn seed_words(pooled: &[(u64, Vec<Played>)]) -> String {
-    let seeds: Vec<String> = pooled.iter().map(|(seed, _)| seed.to_string()).collect();
+    let seeds: Vec<String> = pooled
+        .iter()
+        .map(
+            |(seed, games)| match games.first().and_then(|g| g.rules.as_ref()) {
+                Some(rules) => format!("{seed} ({rules})"),
+                None => seed.to_string(),
+            },
+        )
+        .collect();
     let plural = if seeds.len() > 1 { "s" } else { "" };
     format!("seed{plural} {}", seeds.join(", "))
 }

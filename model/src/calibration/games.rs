@@ -128,6 +128,7 @@ pub fn play<G: Game, E: Evaluator<G> + Sync>(
         sides,
         result,
         levels: Some(levels.map(|level| level.number)),
+        rules: None,
     })
 }
 

@@ -455,6 +455,7 @@ mod tests {
                     2
                 },
                 levels: None,
+                rules: None,
             })
             .collect()
     }
@@ -477,6 +478,7 @@ mod tests {
             sides: (0..10).map(|i| (i % 2) as u8).collect(),
             result: 0,
             levels: None,
+            rules: None,
         };
         let measured = steadiness(&[&game], RAW, bar_predictions);
         assert!((measured.mean_change - 0.2).abs() < 1e-6, "{measured:?}");

@@ -24,15 +24,24 @@ pub struct Played {
     /// recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub levels: Option<[u32; 2]>,
+    /// The rules parameters of the game, if not the default ones (the
+    /// records file's header holds them, not each game).
+    #[serde(skip)]
+    pub rules: Option<String>,
 }
 
 impl Played {
     /// The population the game belongs to: "self-play" (one level against
-    /// itself) or "mixed levels".
-    pub fn population(&self) -> &'static str {
-        match self.levels {
+    /// itself) or "mixed levels", then its rules parameters if they are not
+    /// the default ones ("self-play, size=10").
+    pub fn population(&self) -> String {
+        let pairing = match self.levels {
             Some([a, b]) if a != b => "mixed levels",
             _ => "self-play",
+        };
+        match &self.rules {
+            Some(rules) => format!("{pairing}, {rules}"),
+            None => pairing.to_string(),
         }
     }
 }
@@ -111,8 +120,9 @@ pub fn parse_records(
     }
     let mut games = Vec::new();
     for (number, line) in lines {
-        let played: Played = serde_json::from_str(line)
+        let mut played: Played = serde_json::from_str(line)
             .map_err(|e| format!("{}:{}: bad game record: {e}", path.display(), number + 1))?;
+        played.rules.clone_from(&header.layout);
         let positions = played.predictions.len();
         if played.network.len() != positions
             || played.sides.len() != positions
@@ -159,9 +169,10 @@ pub fn records_text(header: &RecordsHeader, games: &[Played]) -> String {
 pub type Pooled = (RecordsHeader, Vec<(u64, Vec<Played>)>);
 
 /// The games of several records files, which must have been played alike
-/// (the same game, model, bar and openings; the levels may differ: the
-/// populations are told apart game by game) with different seeds: the
-/// first file's header, and each file's seed and games.
+/// (the same game, model, bar and openings; the levels and the rules
+/// parameters may differ, as one model plays several boards: the
+/// populations are told apart game by game) with a different seed or
+/// rules each: the first file's header, and each file's seed and games.
 pub fn pool_records<P: AsRef<Path>>(
     files: &[P],
     game: &str,
@@ -176,6 +187,7 @@ pub fn pool_records<P: AsRef<Path>>(
         let seed = header.seed;
         let alike = RecordsHeader {
             seed: first.seed,
+            layout: first.layout.clone(),
             level: first.level,
             pairing: first.pairing.clone(),
             advice_simulations: first.advice_simulations,
@@ -188,7 +200,10 @@ pub fn pool_records<P: AsRef<Path>>(
                 first_path.display()
             ));
         }
-        if pooled.iter().any(|(s, _)| *s == seed) {
+        let same_rules = |played: &Vec<Played>| {
+            played.first().map(|p| &p.rules) == games.first().map(|p| &p.rules)
+        };
+        if pooled.iter().any(|(s, p)| *s == seed && same_rules(p)) {
             return Err(format!(
                 "{} repeats seed {seed}: its games are already pooled",
                 file.display()
