@@ -180,11 +180,14 @@ pub fn pool_records<P: AsRef<Path>>(
 ) -> Result<Pooled, String> {
     let first_path = files.first().ok_or("no records file")?.as_ref();
     let (first, played) = read_records(first_path, game, bar_simulations)?;
+    // Each file's seed and rules: a seed repeats only under other rules.
+    let mut keys = vec![(first.seed, first.layout.clone())];
     let mut pooled = vec![(first.seed, played)];
     for file in &files[1..] {
         let file = file.as_ref();
         let (header, games) = read_records(file, game, bar_simulations)?;
         let seed = header.seed;
+        let key = (seed, header.layout.clone());
         let alike = RecordsHeader {
             seed: first.seed,
             layout: first.layout.clone(),
@@ -200,15 +203,13 @@ pub fn pool_records<P: AsRef<Path>>(
                 first_path.display()
             ));
         }
-        let same_rules = |played: &Vec<Played>| {
-            played.first().map(|p| &p.rules) == games.first().map(|p| &p.rules)
-        };
-        if pooled.iter().any(|(s, p)| *s == seed && same_rules(p)) {
+        if keys.contains(&key) {
             return Err(format!(
                 "{} repeats seed {seed}: its games are already pooled",
                 file.display()
             ));
         }
+        keys.push(key);
         pooled.push((seed, games));
     }
     Ok((first, pooled))
