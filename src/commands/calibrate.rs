@@ -19,10 +19,11 @@
 //! correlated), for all held-out games and for each population (self-play,
 //! mixed levels, each rules parameters when records of several boards are
 //! pooled: one model, one calibration), and how steady the bar is from ply
-//! to ply. The network's own win/draw/loss (no search, what an embedding that runs only the
-//! network shows) gets its own fit. The fitting, the metrics, the records
-//! and the games are the model crate's (`grandmaitre_model::calibration`);
-//! this command plays, prints and stores.
+//! to ply. The network's own win/draw/loss (no search, what an embedding
+//! that runs only the network shows) gets its own fit. The fitting, the
+//! metrics, the records and the games are the model crate's
+//! (`grandmaitre_model::calibration`); this command plays, prints and
+//! stores.
 //!
 //! `--games-out` keeps the games' records; `--games-in` refits on them
 //! without playing.

@@ -198,7 +198,7 @@ pub fn pool_records<P: AsRef<Path>>(
         };
         if alike != first {
             return Err(format!(
-                "{} was not played like {} (model, layout or openings differ)",
+                "{} was not played like {} (model or openings differ)",
                 file.display(),
                 first_path.display()
             ));
