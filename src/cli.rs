@@ -140,9 +140,11 @@ pub struct ArenaArgs {
     /// openspiel:sims=N[,rollouts=R] (OpenSpiel's MCTSBot, Havannah), or
     /// mcts[:model=DIR][,sims=N][,level=L][,cpuct=C][,fpu=F][,lcb=0|1]
     /// [,temp=T][,noise=P][,decisive=0|1][,forced=K][,book=0|1][,opening=N]
-    /// (the network's search; the game's shipped model without model=;
-    /// book=1 plays the game's solution book where it proves a win;
-    /// opening=N makes its first N moves uniformly random).
+    /// [,mlh=S] (the network's search; the game's shipped model without
+    /// model=; book=1 plays the game's solution book where it proves a win;
+    /// opening=N makes its first N moves uniformly random; mlh=S sets the
+    /// moves-left utility's value per ply, 0 turns it off, for a network
+    /// that predicts the plies left).
     #[arg(long)]
     pub a: String,
     /// Player B, in the same form.

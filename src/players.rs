@@ -13,7 +13,9 @@ use burn::tensor::Device;
 use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent, RandomOpening};
 use grandmaitre_engine::book::{Book, BookAgent};
 use grandmaitre_engine::levels::Level;
-use grandmaitre_engine::search::{MoveChoice, RolloutEvaluator, SearchConfig, UniformEvaluator};
+use grandmaitre_engine::search::{
+    MoveChoice, MovesLeftConfig, RolloutEvaluator, SearchConfig, UniformEvaluator,
+};
 use grandmaitre_model::{Calibration, Checkpoint, InferenceNetwork, NetworkEvaluator};
 
 use crate::registry::{self, Registered};
@@ -128,7 +130,7 @@ pub enum PlayerSpec {
 }
 
 /// Optional search settings of a network player:
-/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2`.
+/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2,mlh=0`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SearchTuning {
     /// PUCT exploration constant (`cpuct`).
@@ -148,6 +150,9 @@ pub struct SearchTuning {
     /// Forced playouts at the root, k of √(k·P·N) (`forced`; 0, none, by
     /// default).
     pub forced_playouts: Option<f32>,
+    /// Slope of the moves-left utility, value per ply (`mlh`; 0 turns it
+    /// off; used with a network that predicts the plies left).
+    pub moves_left_slope: Option<f32>,
 }
 
 impl SearchTuning {
@@ -158,6 +163,10 @@ impl SearchTuning {
             fpu_reduction: self.fpu_reduction.unwrap_or(base.fpu_reduction),
             decisive_moves: self.decisive_moves.unwrap_or(base.decisive_moves),
             forced_playouts: self.forced_playouts.unwrap_or(base.forced_playouts),
+            moves_left: MovesLeftConfig {
+                slope: self.moves_left_slope.unwrap_or(base.moves_left.slope),
+                ..base.moves_left
+            },
             ..base
         }
     }
@@ -224,7 +233,7 @@ impl PlayerSpec {
             "openspiel" => &["sims", "rollouts"],
             "mcts" => &[
                 "model", "sims", "cpuct", "fpu", "lcb", "temp", "noise", "level", "decisive",
-                "forced", "book", "opening",
+                "forced", "book", "opening", "mlh",
             ],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, greedy, rollout, uniform, alphabeta, openspiel or mcts)"
@@ -284,6 +293,7 @@ impl PlayerSpec {
                             Some(_) => bail!("invalid player '{text}': decisive must be 0 or 1"),
                         },
                         forced_playouts: real("forced")?,
+                        moves_left_slope: real("mlh")?,
                     },
                     book: match real("book")? {
                         None | Some(0.0) => false,

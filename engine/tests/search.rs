@@ -1,15 +1,17 @@
 //! Search puzzles on Heraldis positions written in notation: the search finds
 //! the win, the block and the winning capture, and the solver proves short
-//! forced wins; on Havannah, the decisive and anti-decisive moves.
+//! forced wins; on Havannah, the decisive and anti-decisive moves; on Halma,
+//! the moves-left utility in a won position.
 
 use grandmaitre_engine::game::random_states;
+use grandmaitre_engine::halma::Halma;
 use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_engine::search::{
     GumbelConfig, MoveChoice, RolloutEvaluator, RootSelection, Search, SearchConfig,
     UniformEvaluator,
 };
-use grandmaitre_engine::{Forcing, Game, Outcome};
+use grandmaitre_engine::{Forcing, Game, Outcome, Player};
 
 fn search(position: &str, config: SearchConfig) -> (Heraldis, Search<Heraldis>) {
     let game = Heraldis::default();
@@ -402,4 +404,87 @@ fn policy_target_pruning_takes_back_forced_visits_from_all_but_the_best_move() {
     let pruned = entropy(&mut result.policy_target.iter().copied());
     let shares = entropy(&mut result.children.iter().map(share));
     assert!(pruned < shares, "{pruned} against {shares}");
+}
+
+/// An oracle for a Halma position White has won: the value says so, the
+/// policy is uniform, and the plies left (when `moves_left`) are twice
+/// White's race, the files plus ranks its pieces still have to go.
+struct WhiteWins {
+    moves_left: bool,
+}
+
+impl grandmaitre_engine::search::Evaluator<Halma> for WhiteWins {
+    fn evaluate(
+        &self,
+        requests: &[grandmaitre_engine::search::EvaluationRequest<'_, Halma>],
+        output: &mut grandmaitre_engine::search::Evaluations,
+    ) {
+        let count = requests.first().map_or(0, |r| r.game.spec().action_count);
+        output.reset(count);
+        output.policy_logits.resize(requests.len() * count, 0.0);
+        for request in requests {
+            let white = Player::First;
+            output.wdl.push(if request.state.side == white {
+                [1.0, 0.0, 0.0]
+            } else {
+                [0.0, 0.0, 1.0]
+            });
+            if self.moves_left {
+                let race = request
+                    .game
+                    .board()
+                    .race(white, request.state.pieces(white));
+                output.moves_left.push(2.0 * race as f32);
+            }
+        }
+    }
+}
+
+#[test]
+fn in_a_won_position_the_moves_left_utility_plays_the_fastest_progress() {
+    // White has nine pieces home and one on e5; e8 is free. Every move
+    // keeps the win, so the value alone cannot tell them apart.
+    let game = Halma::of_size(8);
+    let start = game
+        .parse_state("BB3WWW/BBB2WWW/BBB3WW/BB2W2W/8/8/8/8 w 40 40")
+        .expect("position");
+    let race = |state: &<Halma as Game>::State| {
+        game.board()
+            .race(Player::First, state.pieces(Player::First))
+    };
+    let mut actions = Vec::new();
+    game.legal_actions(&start, &mut actions);
+    let after = |action| race(&game.play(&start, action).expect("legal"));
+    let fastest = actions.iter().map(|&a| after(a)).min().expect("moves");
+    assert!(fastest + 2 <= race(&start), "a jump gains more than a step");
+    for choice in [
+        MoveChoice::LowerConfidenceBound,
+        MoveChoice::Visits { temperature: 0.0 },
+    ] {
+        let mut search = Search::new(game.clone(), start, config(800), 5);
+        let result = search.run(&WhiteWins { moves_left: true });
+        let root_plies = result.moves_left.expect("predicted");
+        assert!(root_plies > 0.0);
+        assert!(
+            result
+                .children
+                .iter()
+                .filter(|c| c.visits > 0)
+                .all(|c| c.moves_left.is_some())
+        );
+        let action = search.choose_move(choice);
+        assert_eq!(
+            after(action),
+            fastest,
+            "{choice:?}: {} gains {} of {}",
+            game.format_action(&start, action),
+            race(&start) - after(action),
+            race(&start) - fastest
+        );
+    }
+    // Without the plies left the search reports none.
+    let mut search = Search::new(game.clone(), start, config(200), 5);
+    let result = search.run(&WhiteWins { moves_left: false });
+    assert!(result.moves_left.is_none());
+    assert!(result.children.iter().all(|c| c.moves_left.is_none()));
 }

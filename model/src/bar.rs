@@ -4,10 +4,13 @@
 //! has one (`grandmaitre calibrate`). Defined once here; `winprob`, the
 //! engine protocol's `gm-winprob` and the headline of `advise` all show
 //! this number. A search of another budget is never put through this
-//! calibration: its value is shown raw, and labelled as the search's.
+//! calibration: its value is shown raw, and labelled as the search's. The
+//! bar's search leaves the moves-left utility off: it steers the choice of
+//! a move, not the estimate of the result, and the exported module, which
+//! has no moves-left head, gives the same bar.
 
 use grandmaitre_engine::book::Book;
-use grandmaitre_engine::search::{Evaluator, Search, SearchConfig, SearchResult};
+use grandmaitre_engine::search::{Evaluator, MovesLeftConfig, Search, SearchConfig, SearchResult};
 use grandmaitre_engine::{Game, Outcome, Player};
 
 use crate::calibration::Calibration;
@@ -53,6 +56,7 @@ pub fn bar_search<G: Game, E: Evaluator<G>>(
 ) -> SearchResult {
     let config = SearchConfig {
         simulations: BAR_SIMULATIONS,
+        moves_left: MovesLeftConfig::off(),
         ..SearchConfig::default()
     };
     Search::new(game.clone(), state.clone(), config, 0).run(evaluator)

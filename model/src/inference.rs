@@ -16,7 +16,9 @@ use grandmaitre_engine::Game;
 use grandmaitre_engine::search::{EvaluationRequest, Evaluations, Evaluator};
 use rayon::prelude::*;
 
-use crate::network::{ConvBn, Network, NetworkConfig, POOLED_STATISTICS, board_size_scale};
+use crate::network::{
+    ConvBn, MOVES_LEFT_SCALE, Network, NetworkConfig, POOLED_STATISTICS, board_size_scale,
+};
 
 /// Positions per thread below which a batch is not split.
 const MIN_POSITIONS_PER_THREAD: usize = 4;
@@ -89,6 +91,8 @@ pub struct FoldedWeights {
     pub value_hidden: DenseWeights,
     /// Value head output layer.
     pub value_output: DenseWeights,
+    /// The moves-left head, if the network has one.
+    pub moves_left: Option<DenseWeights>,
 }
 
 impl FoldedWeights {
@@ -115,6 +119,7 @@ impl FoldedWeights {
             value_conv: ConvWeights::fold(&network.value_conv),
             value_hidden: DenseWeights::from_linear(&network.value_hidden),
             value_output: DenseWeights::from_linear(&network.value_output),
+            moves_left: network.moves_left.as_ref().map(DenseWeights::from_linear),
         }
     }
 }
@@ -304,6 +309,7 @@ pub struct InferenceNetwork {
     value_conv: FoldedConv,
     value_hidden: Dense,
     value_output: Dense,
+    moves_left: Option<Dense>,
     /// For each cell, its 9 neighbours (tap order ky, kx) or `usize::MAX`
     /// outside the board.
     neighbours: Vec<[usize; 9]>,
@@ -376,6 +382,10 @@ impl InferenceNetwork {
                 cells,
             ),
             value_output: Dense::new(&weights.value_output, 0, 1),
+            moves_left: weights
+                .moves_left
+                .as_ref()
+                .map(|layer| Dense::new(layer, 0, 1)),
             neighbours,
             workspaces: Mutex::new(Vec::new()),
             threads: 0,
@@ -394,13 +404,26 @@ impl InferenceNetwork {
         &self.config
     }
 
+    /// Whether the network predicts the plies left (its moves-left head).
+    pub fn has_moves_left(&self) -> bool {
+        self.moves_left.is_some()
+    }
+
     /// Runs a batch: `planes` holds `batch` positions, each plane-major
     /// (`[planes][height][width]`, as `Game::encode` writes them).
     ///
     /// # Shapes
     /// `planes`: `batch × planes × cells` → `policy_logits`:
-    /// `batch × actions` (logits), `wdl_logits`: `batch × 3` (logits).
-    pub fn forward(&self, planes: &[f32], policy_logits: &mut [f32], wdl_logits: &mut [f32]) {
+    /// `batch × actions` (logits), `wdl_logits`: `batch × 3` (logits),
+    /// `moves_left`: `batch` (plies until the game ends), or empty when they
+    /// are not wanted (they must be, of a network without the head).
+    pub fn forward(
+        &self,
+        planes: &[f32],
+        policy_logits: &mut [f32],
+        wdl_logits: &mut [f32],
+        moves_left: &mut [f32],
+    ) {
         let config = &self.config;
         let per_position = config.input_planes * config.cells();
         let batch = planes.len() / per_position;
@@ -411,6 +434,10 @@ impl InferenceNetwork {
         );
         assert_eq!(policy_logits.len(), batch * config.actions, "policy buffer");
         assert_eq!(wdl_logits.len(), batch * 3, "value buffer");
+        assert!(
+            moves_left.is_empty() || (moves_left.len() == batch && self.has_moves_left()),
+            "moves-left buffer"
+        );
         let threads = if self.threads == 0 {
             rayon::current_num_threads()
         } else {
@@ -422,25 +449,38 @@ impl InferenceNetwork {
             .div_ceil(MAX_POSITIONS_PER_TILE)
             .max((batch / MIN_POSITIONS_PER_THREAD).clamp(1, threads));
         let tile = batch.div_ceil(tiles).max(1);
+        // Each tile's share of the moves left (empty when not wanted).
+        let moves_left_tile = if moves_left.is_empty() { 0 } else { tile };
         if tiles == 1 || threads == 1 {
             let mut workspace = self.take_workspace();
+            let mut moves_left = moves_left;
             for ((planes, policy), wdl) in planes
                 .chunks(tile * per_position)
                 .zip(policy_logits.chunks_mut(tile * config.actions))
                 .zip(wdl_logits.chunks_mut(tile * 3))
             {
-                self.forward_chunk(&mut workspace, planes, policy, wdl);
+                let share = moves_left_tile.min(moves_left.len());
+                let (left, rest) = std::mem::take(&mut moves_left).split_at_mut(share);
+                moves_left = rest;
+                self.forward_chunk(&mut workspace, planes, policy, wdl, left);
             }
             self.return_workspace(workspace);
             return;
+        }
+        let mut shares: Vec<&mut [f32]> = Vec::new();
+        if moves_left_tile > 0 {
+            shares.extend(moves_left.chunks_mut(tile));
+        } else {
+            shares.resize_with(batch.div_ceil(tile), Default::default);
         }
         planes
             .par_chunks(tile * per_position)
             .zip(policy_logits.par_chunks_mut(tile * config.actions))
             .zip(wdl_logits.par_chunks_mut(tile * 3))
-            .for_each(|((planes, policy), wdl)| {
+            .zip(shares)
+            .for_each(|(((planes, policy), wdl), left)| {
                 let mut workspace = self.take_workspace();
-                self.forward_chunk(&mut workspace, planes, policy, wdl);
+                self.forward_chunk(&mut workspace, planes, policy, wdl, left);
                 self.return_workspace(workspace);
             });
     }
@@ -464,6 +504,7 @@ impl InferenceNetwork {
         planes: &[f32],
         policy: &mut [f32],
         wdl: &mut [f32],
+        moves_left: &mut [f32],
     ) {
         let config = &self.config;
         let cells = config.cells();
@@ -613,6 +654,12 @@ impl InferenceNetwork {
         }
         relu_in_place(&mut ws.value_hidden);
         dense(&self.value_output, &ws.value_hidden, wdl, batch);
+        if let (Some(head), false) = (&self.moves_left, moves_left.is_empty()) {
+            dense(head, &ws.value_hidden, moves_left, batch);
+            for plies in moves_left.iter_mut() {
+                *plies = plies.max(0.0) * MOVES_LEFT_SCALE;
+            }
+        }
     }
 
     /// A 3×3 convolution of channel-last `input` into `output`.
@@ -846,7 +893,7 @@ pub fn softmax3(logits: [f32; 3]) -> [f32; 3] {
 
 /// The folded network as the search's evaluator: positions are encoded by
 /// their game, run as one batch, and the win/draw/loss logits turned into
-/// probabilities.
+/// probabilities (with the plies left, from a network that predicts them).
 #[derive(Debug)]
 pub struct NetworkEvaluator {
     network: InferenceNetwork,
@@ -886,11 +933,18 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator {
             .unwrap_or_default();
         resize(&mut planes, requests.len() * per_position);
         resize(&mut wdl_logits, requests.len() * 3);
+        if self.network.has_moves_left() {
+            output.moves_left.resize(requests.len(), 0.0);
+        }
         for (request, slot) in requests.iter().zip(planes.chunks_exact_mut(per_position)) {
             request.game.encode(request.state, slot);
         }
-        self.network
-            .forward(&planes, &mut output.policy_logits, &mut wdl_logits);
+        self.network.forward(
+            &planes,
+            &mut output.policy_logits,
+            &mut wdl_logits,
+            &mut output.moves_left,
+        );
         output.wdl.extend(
             wdl_logits
                 .chunks_exact(3)

@@ -14,4 +14,4 @@ pub use backend::{Backend, burn_forward};
 pub use calibration::Calibration;
 pub use checkpoint::{Checkpoint, CheckpointError, CheckpointMetadata, Provenance};
 pub use inference::{FoldedWeights, InferenceNetwork, NetworkEvaluator};
-pub use network::{Network, NetworkConfig, NetworkOutput};
+pub use network::{MOVES_LEFT_SCALE, Network, NetworkConfig, NetworkOutput};

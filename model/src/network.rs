@@ -1,11 +1,12 @@
 //! The policy/value network: a residual convolutional tower with a policy head
 //! (logits over the game's actions), a win/draw/loss head (logits) and, on
-//! request, an ownership head (each cell's final owner, a training target
-//! only).
+//! request, a moves-left head (the plies until the game ends, which lets the
+//! search prefer the shorter of two wins; lc0's) and an ownership head (each
+//! cell's final owner, a training target only).
 //!
 //! ```text
 //! planes ─ conv3×3 ─ BN ─ ReLU ─ [residual block] × blocks ─┬─ policy head
-//!                                                             ├─ value head
+//!                                                             ├─ value head ─ moves left
 //!                                                             └─ ownership head
 //! residual block: x + BN(conv3×3(h)), then ReLU, with h = ReLU(BN(conv3×3(x)))
 //!                 (+ a per-channel bias from h's global pooling, in pooling
@@ -89,7 +90,16 @@ pub struct NetworkConfig {
     /// scored by a query and a key per cell (see the module header).
     #[serde(default)]
     pub cell_pairs: bool,
+    /// The moves-left head: one linear output on the value head's hidden
+    /// layer, the plies until the game ends in units of
+    /// [`MOVES_LEFT_SCALE`].
+    #[serde(default)]
+    pub moves_left_head: bool,
 }
+
+/// Plies per unit of the moves-left head's output (targets of a few units
+/// train well with a squared error).
+pub const MOVES_LEFT_SCALE: f32 = 100.0;
 
 /// `with_field(value)`: the configuration with one field changed.
 macro_rules! setters {
@@ -117,6 +127,7 @@ setters! {
     ownership_head: bool => with_ownership_head,
     mask_plane: Option<usize> => with_mask_plane,
     cell_pairs: bool => with_cell_pairs,
+    moves_left_head: bool => with_moves_left_head,
 }
 
 impl NetworkConfig {
@@ -138,6 +149,7 @@ impl NetworkConfig {
             ownership_head: false,
             mask_plane: None,
             cell_pairs: false,
+            moves_left_head: false,
         }
     }
 
@@ -242,7 +254,8 @@ impl NetworkConfig {
             self.policy_channels * cells * self.actions
                 + self.value_channels * cells * self.value_hidden
         };
-        tower + head_convs + heads + self.value_hidden * 3
+        let value_outputs = 3 + usize::from(self.moves_left_head);
+        tower + head_convs + heads + self.value_hidden * value_outputs
     }
 
     /// Numbers the network holds (weights, biases and normalisation
@@ -295,6 +308,11 @@ impl NetworkConfig {
         } else {
             0
         };
+        let moves_left = if self.moves_left_head {
+            linear(self.value_hidden, 1)?
+        } else {
+            0
+        };
         [
             conv_bn(self.input_planes, self.channels, 3)?,
             tower,
@@ -302,6 +320,7 @@ impl NetworkConfig {
             conv_bn(self.channels, self.value_channels, 1)?,
             linear(self.value_hidden, 3)?,
             ownership,
+            moves_left,
         ]
         .into_iter()
         .chain(heads)
@@ -352,8 +371,15 @@ impl NetworkConfig {
             value_hidden: LinearConfig::new(value_inputs, self.value_hidden).init(device),
             value_output: LinearConfig::new(self.value_hidden, 3).init(device),
             ownership: self.ownership_head.then(|| conv1(self.channels, 1)),
+            moves_left: self.moves_left_head.then(|| self.init_moves_left(device)),
             mask_plane: self.mask_plane,
         }
+    }
+
+    /// A freshly initialised moves-left head (also for a network trained
+    /// without one, which gains it).
+    pub fn init_moves_left(&self, device: &Device) -> Linear {
+        LinearConfig::new(self.value_hidden, 1).init(device)
     }
 }
 
@@ -501,6 +527,9 @@ pub struct Network {
     /// The ownership head: each cell's final owner, from the side to move's
     /// point of view (tanh: +1 own, −1 the opponent's).
     pub ownership: Option<Conv2d>,
+    /// The moves-left head: plies until the game ends, in units of
+    /// [`MOVES_LEFT_SCALE`], from the value head's hidden layer.
+    pub moves_left: Option<Linear>,
     /// The input plane that marks the board (not a weight).
     pub mask_plane: Option<usize>,
 }
@@ -529,6 +558,9 @@ pub struct NetworkOutput {
     /// Predicted final owner of each cell in `[−1, 1]` (0 off the board),
     /// `[batch, cells]`, when the network has the ownership head.
     pub ownership: Option<Tensor<2>>,
+    /// Plies until the game ends in units of [`MOVES_LEFT_SCALE`], `[batch,
+    /// 1]`, when the network has the moves-left head.
+    pub moves_left: Option<Tensor<2>>,
 }
 
 impl Network {
@@ -569,11 +601,14 @@ impl Network {
                 (logits, board.pool(value))
             }
         };
+        let hidden = relu(self.value_hidden.forward(value));
         NetworkOutput {
             policy_logits,
-            wdl_logits: self
-                .value_output
-                .forward(relu(self.value_hidden.forward(value))),
+            moves_left: self
+                .moves_left
+                .as_ref()
+                .map(|head| head.forward(hidden.clone())),
+            wdl_logits: self.value_output.forward(hidden),
             ownership,
         }
     }

@@ -108,7 +108,7 @@ fn load(path: &Path, weights: &[u8]) -> Result<(), TestCaseError> {
             prop_assert_eq!((policy.len(), wdl.len()), (spec.action_count, 3));
             let fast = InferenceNetwork::new(&checkpoint.network, config);
             let (mut policy, mut wdl) = (vec![0.0; spec.action_count], [0.0; 3]);
-            fast.forward(&planes, &mut policy, &mut wdl);
+            fast.forward(&planes, &mut policy, &mut wdl, &mut []);
             // Damaged weights may be any floats; the shipped ones are finite.
             if weights == VALID.1 {
                 prop_assert!(policy.iter().chain(&wdl).all(|x| x.is_finite()));

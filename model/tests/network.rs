@@ -2,15 +2,15 @@
 //! checkpoints that round-trip or are refused.
 
 use burn::module::{Param, RunningState};
-use burn::tensor::{Device, Distribution, Tensor};
+use burn::tensor::{Device, Distribution, Tensor, TensorData};
 use grandmaitre_engine::Game;
 use grandmaitre_engine::halma::Halma;
 use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_model::network::ConvBn;
 use grandmaitre_model::{
-    Backend, Checkpoint, CheckpointMetadata, InferenceNetwork, Network, NetworkConfig, Provenance,
-    burn_forward,
+    Backend, Checkpoint, CheckpointMetadata, FoldedWeights, InferenceNetwork, MOVES_LEFT_SCALE,
+    Network, NetworkConfig, NetworkEvaluator, Provenance, burn_forward,
 };
 
 fn small_config() -> NetworkConfig {
@@ -68,17 +68,47 @@ fn max_difference(a: &[f32], b: &[f32]) -> f32 {
         .fold(0.0, f32::max)
 }
 
+/// burn's moves-left output of `network` on `planes`, in plies.
+fn burn_moves_left(network: &Network, config: &NetworkConfig, planes: &[f32]) -> Vec<f32> {
+    let batch = planes.len() / (config.input_planes * config.cells());
+    let input = Tensor::<4>::from_data(
+        TensorData::new(
+            planes.to_vec(),
+            [batch, config.input_planes, config.height, config.width],
+        ),
+        &Device::flex(),
+    );
+    let output = network.forward(input).moves_left.expect("moves-left head");
+    grandmaitre_model::inference::tensor_values(&output)
+        .into_iter()
+        .map(|units| units.max(0.0) * MOVES_LEFT_SCALE)
+        .collect()
+}
+
 /// The fast path of `network` (shaped `config`) gives burn's outputs on
-/// positions of `game`.
+/// positions of `game` (the plies left too, with the moves-left head, and
+/// the same policy and value whether they are asked for or not).
 fn fast_path_matches<G: Game>(game: &G, network: &Network, config: &NetworkConfig) {
     let device = Device::flex();
     let fast = InferenceNetwork::new(network, config);
+    assert_eq!(fast.has_moves_left(), config.moves_left_head);
     for (batch, seed) in [(1, 1), (7, 2), (40, 3)] {
         let planes = planes_of(game, batch, seed);
         let (policy, wdl) = burn_forward(network, config, &planes, &device);
         let mut fast_policy = vec![0.0; batch * config.actions];
         let mut fast_wdl = vec![0.0; batch * 3];
-        fast.forward(&planes, &mut fast_policy, &mut fast_wdl);
+        if config.moves_left_head {
+            let mut moves_left = vec![0.0; batch];
+            fast.forward(&planes, &mut fast_policy, &mut fast_wdl, &mut moves_left);
+            let expected = burn_moves_left(network, config, &planes);
+            // Plies, so a tolerance of 1e-4 of the head's unit.
+            assert!(
+                max_difference(&expected, &moves_left) <= 1e-4 * MOVES_LEFT_SCALE,
+                "moves left, batch {batch}, {expected:?} against {moves_left:?}"
+            );
+            assert!(moves_left.iter().all(|&plies| plies >= 0.0));
+        }
+        fast.forward(&planes, &mut fast_policy, &mut fast_wdl, &mut []);
         assert!(
             max_difference(&policy, &fast_policy) <= 1e-4,
             "policy, batch {batch}, {config:?}"
@@ -134,6 +164,9 @@ fn the_fast_path_matches_burns_forward_pass_over_pairs_of_cells() {
     assert!(config.cell_pairs);
     assert_eq!(config.board_actions(), 64 * 64);
     assert_eq!(config.extra_actions(), 1);
+    // With the moves-left head (Heraldis and Havannah test the networks
+    // without it).
+    let config = config.with_moves_left_head(true);
     let mut network = config.init(&device);
     randomise_norms(&mut network, &device);
     for size in [8, 10] {
@@ -212,7 +245,7 @@ fn the_fast_path_matches_burns_forward_pass() {
         let (policy, wdl) = burn_forward(&network, &config, &planes, &device);
         let mut fast_policy = vec![0.0; batch * config.actions];
         let mut fast_wdl = vec![0.0; batch * 3];
-        fast.forward(&planes, &mut fast_policy, &mut fast_wdl);
+        fast.forward(&planes, &mut fast_policy, &mut fast_wdl, &mut []);
         assert!(
             max_difference(&policy, &fast_policy) <= 1e-4,
             "policy, batch {batch}"
@@ -465,4 +498,34 @@ fn the_safetensors_export_holds_the_folded_weights() {
     // Stem, two convolutions per block, two head convolutions and three
     // dense layers, each with weights and bias.
     assert_eq!(tensors.len(), 2 * (1 + 2 * 2 + 2 + 3));
+}
+
+#[test]
+fn the_bar_is_the_same_with_or_without_the_moves_left_head() {
+    // The exported module has no moves-left head: the bar's search must not
+    // depend on it, while the search that chooses moves does use it.
+    let device = Device::flex();
+    let game = Halma::of_size(8);
+    let config = small_pooled_config(&game).with_moves_left_head(true);
+    let mut network = config.init(&device);
+    randomise_norms(&mut network, &device);
+    let with_head = FoldedWeights::new(&network);
+    let without_head = FoldedWeights {
+        moves_left: None,
+        ..with_head.clone()
+    };
+    let evaluator = |weights: &FoldedWeights| {
+        NetworkEvaluator::new(InferenceNetwork::from_weights(weights, &config))
+    };
+    let (with_head, without_head) = (evaluator(&with_head), evaluator(&without_head));
+    for state in grandmaitre_engine::game::random_states(&game, 6, 20, 9) {
+        if game.outcome(&state).is_some() {
+            continue;
+        }
+        let a = grandmaitre_model::bar::bar(&game, &state, &with_head, None, None);
+        let b = grandmaitre_model::bar::bar(&game, &state, &without_head, None, None);
+        assert_eq!(a, b);
+        let searched = grandmaitre_model::bar::bar_search(&game, &state, &with_head);
+        assert!(searched.moves_left.is_some(), "the head is read");
+    }
 }

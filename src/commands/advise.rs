@@ -103,6 +103,7 @@ impl PositionTask for Advise {
                         "loss": value(2),
                         "prior": c.prior,
                         "proven": outcome_name(c.proof),
+                        "plies_left": c.moves_left,
                     })
                 })
                 .collect();
@@ -120,6 +121,7 @@ impl PositionTask for Advise {
                     second: searched_wdl[2],
                 },
                 "proven": outcome_name(result.proof),
+                "plies_left": result.moves_left,
                 "from_book": advice.from_book,
                 "book_proves": book_proves,
                 "level": level,
@@ -174,7 +176,12 @@ impl PositionTask for Advise {
             "search: {} ({setting}, uncalibrated{proven})",
             three(searched_wdl)
         );
-        println!("  move    visits   share     win    draw    loss   prior");
+        if let Some(plies) = result.moves_left {
+            println!("plies left: {plies:.0} (the network's estimate, through the search)");
+        }
+        let plies_column = result.moves_left.is_some();
+        let plies_header = if plies_column { "   plies" } else { "" };
+        println!("  move    visits   share     win    draw    loss   prior{plies_header}");
         for c in alternatives {
             let proof = outcome_name(c.proof).map_or(String::new(), |o| format!("  proven {o}"));
             let value = |k: usize| {
@@ -184,8 +191,13 @@ impl PositionTask for Advise {
                     "-".to_string()
                 }
             };
+            let plies = match (plies_column, c.moves_left) {
+                (false, _) => String::new(),
+                (true, Some(plies)) => format!(" {plies:>7.1}"),
+                (true, None) => format!(" {:>7}", "-"),
+            };
             println!(
-                "  {:<6} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}{proof}",
+                "  {:<6} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}{plies}{proof}",
                 game.format_action(&state, c.action),
                 c.visits,
                 percent(share(c.visits)),

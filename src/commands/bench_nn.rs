@@ -97,7 +97,7 @@ fn measure<G: Registered>(game: &G, args: &BenchNnArgs) -> Result<()> {
         let mut policy = vec![0.0; batch * config.actions];
         let mut wdl = vec![0.0; batch * 3];
         let ours = positions_per_second(batch, args.seconds, || {
-            fast.forward(input, &mut policy, &mut wdl);
+            fast.forward(input, &mut policy, &mut wdl, &mut []);
             black_box((&policy, &wdl));
         });
         ours_at.push((batch, ours));
@@ -340,7 +340,9 @@ fn mcts_speed<G: Game>(
     let mut policy = vec![0.0; batch * config.actions];
     let mut wdl = vec![0.0; batch * 3];
     let raw = positions_per_second(batch, seconds, || {
-        evaluator.network().forward(input, &mut policy, &mut wdl);
+        evaluator
+            .network()
+            .forward(input, &mut policy, &mut wdl, &mut []);
         black_box((&policy, &wdl));
     });
     let evaluations_per_second = evaluated as f64 / elapsed;

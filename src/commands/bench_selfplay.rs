@@ -109,7 +109,9 @@ fn measure<G: Registered>(game: &G, args: &BenchSelfplayArgs) -> Result<()> {
     let mut policy = vec![0.0; batch * config.actions];
     let mut wdl = vec![0.0; batch * 3];
     let raw = positions_per_second(batch, 2.0, || {
-        evaluator.network().forward(&planes, &mut policy, &mut wdl);
+        evaluator
+            .network()
+            .forward(&planes, &mut policy, &mut wdl, &mut []);
     });
     println!(
         "raw inference at batch {batch}: {raw:.0} positions/s; self-play evaluations / raw {:.2}",

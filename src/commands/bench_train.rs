@@ -169,6 +169,7 @@ fn random_batch<G: Game>(game: &G, size: usize, seed: u64) -> Batch {
         outcome: vec![0.0; size * 3],
         ownership: Vec::new(),
         ownership_cells: vec![0.0; size],
+        moves_left: vec![0.0; size],
     };
     let mut legal = Vec::new();
     let states = grandmaitre_engine::game::random_states(game, size, 30, seed);

@@ -15,8 +15,8 @@ use grandmaitre_engine::book::Book;
 use grandmaitre_engine::game::rule_symmetries;
 use grandmaitre_engine::levels::LEVELS;
 use grandmaitre_engine::search::{
-    EvaluationRequest, Evaluations, Evaluator, MoveChoice, Search, SearchConfig, SearchResult,
-    UniformEvaluator,
+    EvaluationRequest, Evaluations, Evaluator, MoveChoice, MovesLeftConfig, Search, SearchConfig,
+    SearchResult, UniformEvaluator,
 };
 use grandmaitre_engine::{Action, Game};
 use grandmaitre_model::bar::{BAR_SIMULATIONS, bar, for_first_player};
@@ -265,8 +265,10 @@ fn search_vectors<G: Registered>(
         &checkpoint.metadata.network,
     ));
     let search = |state: &G::State, simulations: u32, evaluator: &dyn Evaluator<G>| {
+        // The exported weights have no moves-left head.
         let config = SearchConfig {
             simulations,
+            moves_left: MovesLeftConfig::off(),
             ..SearchConfig::default()
         };
         let mut search = Search::new(game.clone(), state.clone(), config, 0);

@@ -42,6 +42,11 @@ pub struct NetworkSettings {
     /// Weight of the ownership loss (each cell's final owner, for games
     /// that have one); 0 leaves the ownership head out.
     pub ownership_weight: f32,
+    /// Weight of the moves-left loss (the plies until the game ends, which
+    /// the search uses to win sooner); 0 leaves the moves-left head out. A
+    /// run may turn it on when it resumes: the head is added, untrained, to
+    /// the latest checkpoint's network.
+    pub moves_left_weight: f32,
 }
 
 impl Default for NetworkSettings {
@@ -52,6 +57,7 @@ impl Default for NetworkSettings {
             heads: Heads::Dense,
             pooling_every: 2,
             ownership_weight: 0.0,
+            moves_left_weight: 0.0,
         }
     }
 }
@@ -374,6 +380,10 @@ impl TrainingConfig {
         let ownership = self.network.ownership_weight;
         if !(ownership.is_finite() && ownership >= 0.0) {
             return Err("network.ownership_weight must be zero or positive".to_string());
+        }
+        let moves_left = self.network.moves_left_weight;
+        if !(moves_left.is_finite() && moves_left >= 0.0) {
+            return Err("network.moves_left_weight must be zero or positive".to_string());
         }
         let forced = self.selfplay.forced_playouts;
         if !(forced.is_finite() && forced >= 0.0) {

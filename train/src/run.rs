@@ -578,8 +578,19 @@ impl Run {
         let stages = self.stage_games::<G>(&network_config)?;
         let (mut generation, mut trainer, parent) = match self.latest_checkpoint()? {
             Some((generation, path)) => {
-                let checkpoint = Checkpoint::load(&path, spec, &device)?;
-                if checkpoint.metadata.network != network_config {
+                let mut checkpoint = Checkpoint::load(&path, spec, &device)?;
+                // A run that turns the moves-left head on gains it untrained.
+                let gains_moves_left = network_config.moves_left_head
+                    && !checkpoint.metadata.network.moves_left_head
+                    && checkpoint
+                        .metadata
+                        .network
+                        .clone()
+                        .with_moves_left_head(true)
+                        == network_config;
+                if gains_moves_left {
+                    checkpoint.network.moves_left = Some(network_config.init_moves_left(&device));
+                } else if checkpoint.metadata.network != network_config {
                     return Err(TrainError::Invalid {
                         path,
                         reason: "the checkpoint's shape differs from the run's settings"
@@ -596,7 +607,8 @@ impl Run {
                         config.optimizer.weight_decay,
                         steps,
                     )
-                    .with_ownership_weight(config.network.ownership_weight),
+                    .with_ownership_weight(config.network.ownership_weight)
+                    .with_moves_left_weight(config.network.moves_left_weight),
                     Some(path),
                 )
             }
@@ -612,7 +624,8 @@ impl Run {
                     config.optimizer.weight_decay,
                     0,
                 )
-                .with_ownership_weight(config.network.ownership_weight),
+                .with_ownership_weight(config.network.ownership_weight)
+                .with_moves_left_weight(config.network.moves_left_weight),
                 None,
             ),
         };
@@ -827,6 +840,7 @@ impl Run {
             .with_channels(settings.channels)
             .with_blocks(settings.blocks)
             .with_ownership_head(settings.ownership_weight > 0.0)
+            .with_moves_left_head(settings.moves_left_weight > 0.0)
     }
 
     /// The games of the curriculum's stages and the network on each one's

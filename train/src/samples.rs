@@ -31,6 +31,8 @@ pub struct Sample {
     /// The game's final position (shared by its samples), for the
     /// ownership target.
     pub final_state: Option<Arc<str>>,
+    /// Plies from this position to the game's end (the moves-left target).
+    pub moves_left: f32,
 }
 
 /// The newest self-play positions, up to a size.
@@ -178,7 +180,9 @@ impl<G: Game> ReplayWindow<G> {
                 }
             }
             let values = value_targets(record, &sides, targets);
-            for (position, value) in record.positions.iter().zip(values) {
+            // Every ply from the first recorded position on is recorded.
+            let count = record.positions.len();
+            for (index, (position, value)) in record.positions.iter().zip(values).enumerate() {
                 if let Some(&(action, _)) = position
                     .policy
                     .iter()
@@ -203,6 +207,7 @@ impl<G: Game> ReplayWindow<G> {
                     state: position.state.clone(),
                     policy: position.policy.clone(),
                     value,
+                    moves_left: (count - index) as f32,
                 });
             }
         }
@@ -284,6 +289,8 @@ pub struct Batch {
     /// Per sample: its board's cells where it has an ownership target, else
     /// 0 (the ownership loss is a mean over the cells of these boards).
     pub ownership_cells: Vec<f32>,
+    /// Plies from each position to its game's end, `size`.
+    pub moves_left: Vec<f32>,
 }
 
 /// `size` random samples of the window, all of one board: the board of a
@@ -361,6 +368,7 @@ pub fn make_batch<G: Game>(
             Vec::new()
         },
         ownership_cells: vec![0.0; indices.len()],
+        moves_left: vec![0.0; indices.len()],
     };
     for (row, &index) in indices.iter().enumerate() {
         let sample = &window.samples[index];
@@ -384,6 +392,7 @@ pub fn make_batch<G: Game>(
         }
         batch.policy_weight[row] = f32::from(u8::from(!sample.policy.is_empty()));
         batch.outcome[row * 3..row * 3 + 3].copy_from_slice(&sample.value);
+        batch.moves_left[row] = sample.moves_left;
         if let (true, Some(text)) = (ownership, &sample.final_state) {
             let end = game.transform_state(&game.parse_state(text)?, symmetry);
             let side = seen.current_player(&state);

@@ -1,13 +1,14 @@
 //! One optimiser step on a batch: policy cross-entropy plus win/draw/loss
 //! cross-entropy, plus (with the ownership head) the weighted mean squared
-//! error of each cell's predicted final owner, AdamW (decoupled weight
-//! decay), on burn's autodiff.
+//! error of each cell's predicted final owner, plus (with the moves-left
+//! head) the weighted mean squared error of the plies left in units of
+//! `MOVES_LEFT_SCALE`; AdamW (decoupled weight decay), on burn's autodiff.
 
 use burn::module::Module;
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
-use grandmaitre_model::{Network, NetworkConfig};
+use grandmaitre_model::{MOVES_LEFT_SCALE, Network, NetworkConfig};
 
 use crate::samples::Batch;
 
@@ -21,6 +22,9 @@ pub struct Losses {
     /// Ownership squared error per cell, averaged over the cells of the
     /// samples with a target (0 without the head).
     pub ownership: f32,
+    /// Moves-left squared error in units of `MOVES_LEFT_SCALE` plies,
+    /// averaged over the batch (0 without the head).
+    pub moves_left: f32,
 }
 
 /// A network being trained and its optimiser.
@@ -34,6 +38,8 @@ pub struct Trainer {
     pub steps: u64,
     /// Weight of the ownership loss in the total.
     pub ownership_weight: f32,
+    /// Weight of the moves-left loss in the total.
+    pub moves_left_weight: f32,
 }
 
 impl std::fmt::Debug for Trainer {
@@ -63,7 +69,14 @@ impl Trainer {
             device,
             steps,
             ownership_weight: 0.0,
+            moves_left_weight: 0.0,
         }
+    }
+
+    /// The trainer with the moves-left loss weighted by `weight`.
+    pub fn with_moves_left_weight(mut self, weight: f32) -> Trainer {
+        self.moves_left_weight = weight;
+        self
     }
 
     /// The trainer with the ownership loss weighted by `weight`.
@@ -98,6 +111,7 @@ impl Trainer {
             policy: scalar(terms.policy),
             value: scalar(terms.value),
             ownership: terms.ownership.map_or(0.0, scalar),
+            moves_left: terms.moves_left.map_or(0.0, scalar),
         }
     }
 
@@ -108,10 +122,14 @@ impl Trainer {
             policy: scalar(terms.policy.clone()),
             value: scalar(terms.value.clone()),
             ownership: terms.ownership.clone().map_or(0.0, scalar),
+            moves_left: terms.moves_left.clone().map_or(0.0, scalar),
         };
         let mut total = terms.policy + terms.value;
         if let Some(ownership) = terms.ownership {
             total = total + ownership * self.ownership_weight;
+        }
+        if let Some(moves_left) = terms.moves_left {
+            total = total + moves_left * self.moves_left_weight;
         }
         let gradients = total.backward();
         let network = self
@@ -134,9 +152,10 @@ struct Terms {
     policy: Tensor<1>,
     value: Tensor<1>,
     ownership: Option<Tensor<1>>,
+    moves_left: Option<Tensor<1>>,
 }
 
-/// Policy, value and ownership losses of `batch` through `network` on
+/// Policy, value, ownership and moves-left losses of `batch` through `network` on
 /// `device`.
 fn losses(network: &Network, batch: &Batch, device: &Device) -> Terms {
     let size = batch.size;
@@ -179,9 +198,22 @@ fn losses(network: &Network, batch: &Batch, device: &Device) -> Terms {
         }
         _ => None,
     };
+    let moves_left = match output.moves_left {
+        Some(predicted) if batch.moves_left.len() == size => {
+            let target: Vec<f32> = batch
+                .moves_left
+                .iter()
+                .map(|plies| plies / MOVES_LEFT_SCALE)
+                .collect();
+            let target = Tensor::<2>::from_data(TensorData::new(target, [size, 1]), device);
+            Some((predicted - target).powf_scalar(2.0).sum() / size as f32)
+        }
+        _ => None,
+    };
     Terms {
         policy,
         value,
         ownership,
+        moves_left,
     }
 }

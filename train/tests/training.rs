@@ -129,6 +129,102 @@ fn a_run_writes_checkpoints_and_resumes_where_it_stopped() {
 }
 
 #[test]
+fn the_moves_left_target_counts_the_plies_to_the_games_end() {
+    let games = records(3);
+    let window: ReplayWindow<Heraldis> =
+        ReplayWindow::from_records(&games, false, &Targets::default()).expect("window");
+    let mut start = 0;
+    for game in &games {
+        let samples = &window.samples[start..start + game.positions.len()];
+        let plies: Vec<f32> = samples.iter().map(|s| s.moves_left).collect();
+        let expected: Vec<f32> = (1..=game.positions.len()).rev().map(|n| n as f32).collect();
+        assert_eq!(plies, expected);
+        // Self-play records every ply from the start to the end.
+        assert_eq!(game.positions.len(), game.plies as usize);
+        start += game.positions.len();
+    }
+    let indices: Vec<usize> = (0..window.samples.len()).collect();
+    let batch =
+        make_batch(&window, &indices, false, &mut SmallRng::seed_from_u64(1)).expect("batch");
+    let targets: Vec<f32> = window.samples.iter().map(|s| s.moves_left).collect();
+    assert_eq!(batch.moves_left, targets);
+}
+
+#[test]
+fn a_run_resumed_with_the_moves_left_weight_gains_the_head_and_trains_it() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let game = Heraldis::default();
+    let run = Run::open(directory.path(), Some(tiny())).expect("new run");
+    one_generation(&run, &game);
+    let device = burn::tensor::Device::flex();
+    let first = Checkpoint::load(
+        &run.latest_checkpoint().expect("listed").expect("one").1,
+        game.spec(),
+        &device,
+    )
+    .expect("loads");
+    assert!(!first.metadata.network.moves_left_head);
+    assert!(first.network.moves_left.is_none());
+    // The run's settings are edited to turn the head on; it resumes.
+    let mut settings = tiny();
+    settings.network.moves_left_weight = 1.0;
+    std::fs::write(directory.path().join("config.toml"), settings.to_toml()).expect("written");
+    let run = Run::open(directory.path(), None).expect("resumed");
+    let lines = one_generation(&run, &game);
+    assert_eq!(lines[0].generation, 2);
+    let second = Checkpoint::load(
+        &run.latest_checkpoint().expect("listed").expect("two").1,
+        game.spec(),
+        &device,
+    )
+    .expect("loads");
+    assert!(second.metadata.network.moves_left_head);
+    assert!(second.network.moves_left.is_some());
+    // The tower carries on from the first generation's weights.
+    let stem = |c: &Checkpoint| {
+        grandmaitre_model::inference::tensor_values(&c.network.stem.conv.weight.val())
+    };
+    let moved: f32 = stem(&first)
+        .iter()
+        .zip(stem(&second))
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    assert!(
+        moved < 0.1,
+        "the tower was kept, not re-initialised: {moved}"
+    );
+    // A third generation resumes from a checkpoint that has the head.
+    let lines = one_generation(&run, &game);
+    assert_eq!(lines[0].generation, 3);
+}
+
+#[test]
+fn the_moves_left_loss_falls_on_one_batch() {
+    let window: ReplayWindow<Heraldis> =
+        ReplayWindow::from_records(&records(4), false, &Targets::default()).expect("window");
+    let indices: Vec<usize> = (0..window.samples.len().min(64)).collect();
+    let batch =
+        make_batch(&window, &indices, false, &mut SmallRng::seed_from_u64(2)).expect("batch");
+    let config = NetworkConfig::for_game(Heraldis::default().spec())
+        .with_channels(8)
+        .with_blocks(1)
+        .with_moves_left_head(true);
+    let device = burn::tensor::Device::flex();
+    let mut trainer =
+        Trainer::new(config.init(&device), config, &device, 1e-4, 0).with_moves_left_weight(1.0);
+    let first = trainer.step(&batch, 3e-3);
+    assert!(first.moves_left > 0.0);
+    let mut last = first;
+    for _ in 0..40 {
+        last = trainer.step(&batch, 3e-3);
+    }
+    assert!(
+        last.moves_left < 0.5 * first.moves_left,
+        "{first:?} → {last:?}"
+    );
+}
+
+#[test]
 fn bad_settings_say_what_is_wrong() {
     for (text, expected) in [
         (
@@ -147,6 +243,10 @@ fn bad_settings_say_what_is_wrong() {
         (
             "[optimizer]\nlearning_rate = -1.0\n",
             "learning_rate must be positive",
+        ),
+        (
+            "[network]\nmoves_left_weight = -1.0\n",
+            "moves_left_weight must be zero or positive",
         ),
     ] {
         let error = TrainingConfig::from_toml(text).expect_err(text);

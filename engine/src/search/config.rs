@@ -34,6 +34,56 @@ impl Default for GumbelConfig {
     }
 }
 
+/// The moves-left utility (Leela Chess Zero's): in a position the side to
+/// move is sure to win (or lose), a move expected to end the game sooner
+/// (later) gains up to `max_effect` of value, so that a won game is won
+/// rather than drawn out. It needs an evaluator that predicts the plies
+/// left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MovesLeftConfig {
+    /// Value per ply of difference from the expected plies left (0 turns
+    /// the utility off).
+    pub slope: f32,
+    /// The largest value the utility adds or takes away.
+    pub max_effect: f32,
+    /// |value| of the parent below which the utility is off; it grows
+    /// linearly to its full weight at |value| = 1.
+    pub threshold: f32,
+}
+
+impl Default for MovesLeftConfig {
+    fn default() -> MovesLeftConfig {
+        MovesLeftConfig {
+            slope: 0.005,
+            max_effect: 0.05,
+            threshold: 0.8,
+        }
+    }
+}
+
+impl MovesLeftConfig {
+    /// The utility turned off.
+    pub fn off() -> MovesLeftConfig {
+        MovesLeftConfig {
+            slope: 0.0,
+            ..MovesLeftConfig::default()
+        }
+    }
+
+    /// The value a child gains for the side choosing at a parent of value
+    /// `parent_value` (that side's view) when the child is expected to end
+    /// the game `sooner` plies before the parent's other moves would.
+    pub fn utility(&self, parent_value: f32, sooner: f32) -> f32 {
+        let strength =
+            ((parent_value.abs() - self.threshold) / (1.0 - self.threshold)).clamp(0.0, 1.0);
+        if strength == 0.0 || self.slope == 0.0 {
+            return 0.0;
+        }
+        let effect = (self.slope * sooner).clamp(-self.max_effect, self.max_effect);
+        strength * effect * parent_value.signum()
+    }
+}
+
 /// Settings of one Monte-Carlo tree search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchConfig {
@@ -74,6 +124,9 @@ pub struct SearchConfig {
     /// pruning), so that it stays what the search wanted, and so does a
     /// move drawn by visits ([`MoveChoice::Visits`]).
     pub forced_playouts: f32,
+    /// The moves-left utility, used when the evaluator predicts the plies
+    /// left.
+    pub moves_left: MovesLeftConfig,
 }
 
 impl Default for SearchConfig {
@@ -92,6 +145,7 @@ impl Default for SearchConfig {
             reuse_tree: true,
             root: RootSelection::Puct,
             forced_playouts: 0.0,
+            moves_left: MovesLeftConfig::default(),
         }
     }
 }

@@ -26,6 +26,9 @@ pub struct Evaluations {
     pub policy_logits: Vec<f32>,
     /// Probabilities of win, draw and loss for the side to move.
     pub wdl: Vec<[f32; 3]>,
+    /// Plies until the game ends, one per position, from an evaluator that
+    /// predicts them (a network's moves-left head); empty otherwise.
+    pub moves_left: Vec<f32>,
 }
 
 impl Evaluations {
@@ -34,6 +37,7 @@ impl Evaluations {
         self.action_count = action_count;
         self.policy_logits.clear();
         self.wdl.clear();
+        self.moves_left.clear();
     }
 
     /// Number of positions evaluated.

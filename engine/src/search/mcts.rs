@@ -46,6 +46,9 @@ pub struct ChildReport {
     pub wdl: [f32; 3],
     /// Proven result for the side to move at the root, if any.
     pub proof: Option<Outcome>,
+    /// Plies expected until the game ends after this move, when the
+    /// evaluator predicts them and the move was visited.
+    pub moves_left: Option<f32>,
 }
 
 /// What a search found at the root.
@@ -59,6 +62,8 @@ pub struct SearchResult {
     pub proof: Option<Outcome>,
     /// Completed simulations through the root (including reused ones).
     pub visits: u32,
+    /// Plies expected until the game ends, when the evaluator predicts them.
+    pub moves_left: Option<f32>,
     /// Root moves, most visited first.
     pub children: Vec<ChildReport>,
     /// Training target over all actions: visit shares (PUCT root) or the
@@ -84,6 +89,9 @@ pub struct Search<G: Game> {
     forced: Vec<Action>,
     noise_pending: bool,
     gumbel: Option<GumbelRoot>,
+    /// Whether the evaluator predicts the plies left (the moves-left
+    /// utility is on).
+    moves_left_known: bool,
 }
 
 impl<G: Game> Search<G> {
@@ -103,6 +111,7 @@ impl<G: Game> Search<G> {
             forced: Vec::new(),
             noise_pending: false,
             gumbel: None,
+            moves_left_known: false,
         }
     }
 
@@ -198,13 +207,15 @@ impl<G: Game> Search<G> {
         for (index, leaf) in pending.iter().enumerate() {
             let policy = evaluations.policy(offset + index);
             let wdl = evaluations.wdl[offset + index];
+            let moves_left = evaluations.moves_left.get(offset + index).copied();
+            self.moves_left_known |= moves_left.is_some();
             let side = self.tree.node(leaf.node).side;
             let first_wdl = orient(wdl, side);
             self.expand(leaf.node, policy, first_wdl[0] - first_wdl[2]);
             self.path.clear();
             self.path
                 .extend_from_slice(&self.paths[leaf.path_start..leaf.path_end]);
-            self.backup(first_wdl);
+            self.backup(first_wdl, moves_left.unwrap_or(0.0));
         }
         self.paths.clear();
         self.pending = pending;
@@ -225,8 +236,11 @@ impl<G: Game> Search<G> {
             if current.proof != Proof::Unknown {
                 self.path.push(node);
                 let wdl = current.proof.first_wdl().expect("proven");
+                // A finished game has no plies left; a proven position
+                // keeps the mean of its visits before the proof.
+                let moves_left = current.mean_moves_left();
                 self.add_in_flight();
-                self.backup(wdl);
+                self.backup(wdl, moves_left);
                 if self.config.solver {
                     self.propagate_proof();
                 }
@@ -398,7 +412,12 @@ impl<G: Game> Search<G> {
                             (sum / f64::from(visits)) as f32
                         }
                     };
-                    let score = value + exploration * edge.prior / (1.0 + visits as f32);
+                    let utility = if child.visits > 0 {
+                        self.moves_left_utility(parent, child.mean_moves_left())
+                    } else {
+                        0.0
+                    };
+                    let score = value + utility + exploration * edge.prior / (1.0 + visits as f32);
                     if score > best_visited.0 {
                         best_visited = (score, index);
                     }
@@ -563,16 +582,33 @@ impl<G: Game> Search<G> {
     }
 
     /// Adds one completed simulation with first-player `wdl` to every node of
-    /// `self.path`, removing its virtual loss.
-    fn backup(&mut self, wdl: [f32; 3]) {
-        for &id in &self.path {
+    /// `self.path`, removing its virtual loss; `moves_left` is the plies left
+    /// after the path's last node, to which each node adds its distance.
+    fn backup(&mut self, wdl: [f32; 3], moves_left: f32) {
+        let last = self.path.len().saturating_sub(1);
+        for (depth, &id) in self.path.iter().enumerate() {
             let node = self.tree.node_mut(id);
             node.visits += 1;
             node.in_flight -= 1;
             node.win_sum += f64::from(wdl[0]);
             node.loss_sum += f64::from(wdl[2]);
+            node.moves_left_sum += f64::from(moves_left) + (last - depth) as f64;
         }
         self.simulations += 1;
+    }
+
+    /// The moves-left utility of a child expected to end the game in
+    /// `child_moves_left` plies, for the side choosing at `parent` (see the
+    /// module header of [`crate::search`]); 0 when the evaluator does not
+    /// predict the plies left.
+    fn moves_left_utility(&self, parent: &Node<G::State>, child_moves_left: f32) -> f32 {
+        if !self.moves_left_known || parent.visits == 0 {
+            return 0.0;
+        }
+        let expected = parent.mean_moves_left() - 1.0;
+        self.config
+            .moves_left
+            .utility(parent.mean_value(parent.side), expected - child_moves_left)
     }
 
     /// After a proven leaf was reached, proves its ancestors where possible:
@@ -629,14 +665,16 @@ impl<G: Game> Search<G> {
             .edges_of(self.tree.root)
             .iter()
             .map(|edge| {
-                let (visits, wdl, proof) = if edge.child == NO_NODE {
-                    (0, [0.0, 1.0, 0.0], None)
+                let (visits, wdl, proof, moves_left) = if edge.child == NO_NODE {
+                    (0, [0.0, 1.0, 0.0], None, None)
                 } else {
                     let child = self.tree.node(edge.child);
                     (
                         child.visits,
                         child.mean_wdl(side),
                         child.proof.outcome_for(side),
+                        (self.moves_left_known && child.visits > 0)
+                            .then(|| child.mean_moves_left()),
                     )
                 };
                 ChildReport {
@@ -645,6 +683,7 @@ impl<G: Game> Search<G> {
                     visits,
                     wdl,
                     proof,
+                    moves_left,
                 }
             })
             .collect();
@@ -677,6 +716,7 @@ impl<G: Game> Search<G> {
             wdl: root.mean_wdl(side),
             proof: root.proof.outcome_for(side),
             visits: root.visits,
+            moves_left: (self.moves_left_known && root.visits > 0).then(|| root.mean_moves_left()),
             children,
             policy_target,
         }
@@ -780,7 +820,13 @@ impl<G: Game> Search<G> {
                     .collect();
                 self.sample_by_weights(&candidates, &weights, temperature)
             }
-            MoveChoice::LowerConfidenceBound => lower_confidence_bound_choice(&candidates),
+            MoveChoice::LowerConfidenceBound => {
+                let root = self.tree.root();
+                lower_confidence_bound_choice(&candidates, |c| {
+                    c.moves_left
+                        .map_or(0.0, |plies| self.moves_left_utility(root, plies))
+                })
+            }
         }
     }
 
@@ -853,9 +899,13 @@ impl<G: Game> Search<G> {
     }
 }
 
-/// KataGo's choice: the best lower confidence bound on the value, among
-/// children with at least a tenth of the most visited one's visits.
-fn lower_confidence_bound_choice(candidates: &[&ChildReport]) -> Action {
+/// KataGo's choice: the best lower confidence bound on the value (plus the
+/// moves-left utility, `utility`), among children with at least a tenth of
+/// the most visited one's visits.
+fn lower_confidence_bound_choice(
+    candidates: &[&ChildReport],
+    utility: impl Fn(&ChildReport) -> f32,
+) -> Action {
     let max_visits = candidates.iter().map(|c| c.visits).max().unwrap_or(0);
     let threshold = (max_visits as f32 * 0.1).max(1.0);
     let bound = |c: &ChildReport| {
@@ -866,7 +916,7 @@ fn lower_confidence_bound_choice(candidates: &[&ChildReport]) -> Action {
         let mean = c.wdl[0] - c.wdl[2];
         // Variance of one visit's value (W − L) given the mean W, D, L.
         let variance = (c.wdl[0] + c.wdl[2] - mean * mean).max(1e-4);
-        mean - 2.0 * (variance / n).sqrt()
+        mean - 2.0 * (variance / n).sqrt() + utility(c)
     };
     candidates
         .iter()

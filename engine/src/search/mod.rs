@@ -35,6 +35,25 @@
 //! PUCT score with the visits left stays below a*'s; a move left with one
 //! visit is dropped.
 //!
+//! # Moves left
+//!
+//! With an evaluator that predicts the plies until the game ends (M), each
+//! node keeps the mean over its visits of M at the leaf plus the plies from
+//! the node down to it (0 at a finished game). Where the side choosing is
+//! nearly sure of the result, |Q(parent)| > `threshold`, a visited child's
+//! Q gains
+//!
+//! ```text
+//! sign(Q(parent)) · w · clamp(slope · (M(parent) − 1 − M(child)), ±max_effect),
+//! w = (|Q(parent)| − threshold) / (1 − threshold)
+//! ```
+//!
+//! in selection and in the final choice: a won game is ended sooner, a lost
+//! one drawn out (Leela Chess Zero's moves-left head). Without it, every
+//! move of a won position is worth the same 1 and the search can wander
+//! until a move limit draws the game. The win-probability bar's search
+//! leaves it off.
+//!
 //! # Solver
 //!
 //! Finished games are exact. A node is proven won as soon as one move wins
@@ -72,7 +91,7 @@ mod tree;
 
 use rayon::prelude::*;
 
-pub use config::{GumbelConfig, MoveChoice, RootSelection, SearchConfig};
+pub use config::{GumbelConfig, MoveChoice, MovesLeftConfig, RootSelection, SearchConfig};
 pub use evaluator::{
     EvaluationRequest, Evaluations, Evaluator, RolloutEvaluator, UniformEvaluator,
 };

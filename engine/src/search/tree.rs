@@ -86,6 +86,9 @@ pub(crate) struct Node<S> {
     pub win_sum: f64,
     /// Sum of P(first player loses) over the visits.
     pub loss_sum: f64,
+    /// Sum over the visits of the plies until the game ends (with an
+    /// evaluator that predicts them).
+    pub moves_left_sum: f64,
     /// The evaluator's value of this position, first player's view (W − L).
     pub raw_value: f32,
     pub first_edge: u32,
@@ -103,6 +106,7 @@ impl<S> Node<S> {
             in_flight: 0,
             win_sum: 0.0,
             loss_sum: 0.0,
+            moves_left_sum: 0.0,
             raw_value: 0.0,
             first_edge: 0,
             edge_count: 0,
@@ -118,6 +122,15 @@ impl<S> Node<S> {
         }
         let value = ((self.win_sum - self.loss_sum) / f64::from(self.visits)) as f32;
         sign(player) * value
+    }
+
+    /// Mean plies until the game ends, over completed visits (0 before
+    /// any).
+    pub fn mean_moves_left(&self) -> f32 {
+        if self.visits == 0 {
+            return 0.0;
+        }
+        (self.moves_left_sum / f64::from(self.visits)) as f32
     }
 
     /// Mean win/draw/loss for `player`, over completed visits.
