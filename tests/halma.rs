@@ -123,6 +123,14 @@ fn the_shipped_model_advises_on_both_sizes() {
         assert!(after.starts_with("perft 1 "), "{size} {best}: {after}");
         let white = advice["white"].as_f64().expect("P(white wins)");
         assert!((0.0..=1.0).contains(&white), "{advice}");
+        // The shipped model predicts the plies left, at the root and for
+        // every move the search visited.
+        let plies = advice["plies_left"].as_f64().expect("plies left");
+        assert!(plies > 0.0, "{advice}");
+        for row in advice["alternatives"].as_array().expect("rows") {
+            let visited = row["visits"].as_u64().expect("visits") > 0;
+            assert_eq!(row["plies_left"].is_number(), visited, "{row}");
+        }
     }
 }
 
