@@ -467,22 +467,23 @@ impl InferenceNetwork {
             self.return_workspace(workspace);
             return;
         }
-        let mut shares: Vec<&mut [f32]> = Vec::new();
-        if moves_left_tile > 0 {
-            shares.extend(moves_left.chunks_mut(tile));
-        } else {
-            shares.resize_with(batch.div_ceil(tile), Default::default);
-        }
-        planes
+        let tiles = planes
             .par_chunks(tile * per_position)
             .zip(policy_logits.par_chunks_mut(tile * config.actions))
-            .zip(wdl_logits.par_chunks_mut(tile * 3))
-            .zip(shares)
-            .for_each(|(((planes, policy), wdl), left)| {
-                let mut workspace = self.take_workspace();
-                self.forward_chunk(&mut workspace, planes, policy, wdl, left);
-                self.return_workspace(workspace);
-            });
+            .zip(wdl_logits.par_chunks_mut(tile * 3));
+        let run = |((planes, policy), wdl): ((&[f32], &mut [f32]), &mut [f32]),
+                   left: &mut [f32]| {
+            let mut workspace = self.take_workspace();
+            self.forward_chunk(&mut workspace, planes, policy, wdl, left);
+            self.return_workspace(workspace);
+        };
+        if moves_left_tile > 0 {
+            tiles
+                .zip(moves_left.par_chunks_mut(tile))
+                .for_each(|(outputs, left)| run(outputs, left));
+        } else {
+            tiles.for_each(|outputs| run(outputs, &mut []));
+        }
     }
 
     fn take_workspace(&self) -> Workspace {

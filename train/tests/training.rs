@@ -40,13 +40,17 @@ fn batches_hold_distributions_and_one_hot_results() {
     }
 }
 
-#[test]
-fn steps_on_one_batch_lower_its_loss() {
+/// A batch of up to 64 positions of four self-play games.
+fn first_positions_of_four_games() -> grandmaitre_train::samples::Batch {
     let window: ReplayWindow<Heraldis> =
         ReplayWindow::from_records(&records(4), false, &Targets::default()).expect("window");
     let indices: Vec<usize> = (0..window.samples.len().min(64)).collect();
-    let batch =
-        make_batch(&window, &indices, false, &mut SmallRng::seed_from_u64(2)).expect("batch");
+    make_batch(&window, &indices, false, &mut SmallRng::seed_from_u64(2)).expect("batch")
+}
+
+#[test]
+fn steps_on_one_batch_lower_its_loss() {
+    let batch = first_positions_of_four_games();
     let config = NetworkConfig::for_game(Heraldis::default().spec())
         .with_channels(8)
         .with_blocks(1);
@@ -200,11 +204,7 @@ fn a_run_resumed_with_the_moves_left_weight_gains_the_head_and_trains_it() {
 
 #[test]
 fn the_moves_left_loss_falls_on_one_batch() {
-    let window: ReplayWindow<Heraldis> =
-        ReplayWindow::from_records(&records(4), false, &Targets::default()).expect("window");
-    let indices: Vec<usize> = (0..window.samples.len().min(64)).collect();
-    let batch =
-        make_batch(&window, &indices, false, &mut SmallRng::seed_from_u64(2)).expect("batch");
+    let batch = first_positions_of_four_games();
     let config = NetworkConfig::for_game(Heraldis::default().spec())
         .with_channels(8)
         .with_blocks(1)
