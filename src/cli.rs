@@ -249,7 +249,10 @@ pub struct WinprobArgs {
 pub struct CalibrateArgs {
     /// The checkpoint directory whose calibration is fitted and stored
     /// (default: the game's shipped model, inside the program, which can
-    /// only be measured: with --dry-run and --report).
+    /// only be measured: with --dry-run and --report). Games of one rules
+    /// setting other than the default store that setting's own
+    /// calibration; the default rules, or several settings pooled, store
+    /// the one for every setting without its own.
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
     /// Engine games to play; half fit the calibration, half measure it.
@@ -274,7 +277,9 @@ pub struct CalibrateArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub threads: Option<usize>,
     /// Where to write calibration.md, calibration.json and reliability.png
-    /// (default: the checkpoint directory).
+    /// (default: the checkpoint directory, or its `rules-size-10-limit-50`-like
+    /// subdirectory for a calibration of one rules setting other than the
+    /// default).
     #[arg(long)]
     pub report: Option<std::path::PathBuf>,
     /// Measure only: leave the checkpoint's calibration as it is.

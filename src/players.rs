@@ -10,13 +10,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use burn::tensor::Device;
+use grandmaitre_engine::Game;
 use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent, RandomOpening};
 use grandmaitre_engine::book::{Book, BookAgent};
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{
     MoveChoice, MovesLeftConfig, RolloutEvaluator, SearchConfig, UniformEvaluator,
 };
-use grandmaitre_model::{Calibration, Checkpoint, InferenceNetwork, NetworkEvaluator};
+use grandmaitre_model::{
+    Calibration, Calibrations, Checkpoint, InferenceNetwork, NetworkEvaluator,
+};
 
 use crate::registry::{self, Registered};
 
@@ -31,12 +34,20 @@ pub enum ModelChoice {
     Rollouts,
 }
 
-/// A network ready to search with, and the calibration of its bar.
+/// A network ready to search with, and the calibrations of its bar.
 pub struct LoadedModel {
     /// The network, as an evaluator.
     pub evaluator: NetworkEvaluator,
-    /// The calibration of the bar, if the checkpoint has one.
-    pub calibration: Option<Calibration>,
+    /// The checkpoint's calibrations of the bar.
+    pub calibrations: Calibrations,
+}
+
+impl LoadedModel {
+    /// The calibration of the bar under `game`'s rules, if the checkpoint
+    /// has one for them.
+    pub fn calibration<G: Game>(&self, game: &G) -> Option<&Calibration> {
+        self.calibrations.for_rules(&game.parameters())
+    }
 }
 
 impl ModelChoice {
@@ -77,7 +88,7 @@ impl ModelChoice {
         let network = InferenceNetwork::new(&checkpoint.network, &checkpoint.metadata.network);
         Ok(LoadedModel {
             evaluator: NetworkEvaluator::new(network),
-            calibration: checkpoint.metadata.calibration,
+            calibrations: checkpoint.metadata.calibrations(),
         })
     }
 }

@@ -1,6 +1,6 @@
 //! Halma through the installed program: perft with rules and moves, the
 //! drawing, its baselines in the arena, the shipped model on both sizes,
-//! and one-line errors.
+//! a calibration per board, and one-line errors.
 
 use assert_cmd::Command;
 
@@ -132,6 +132,130 @@ fn the_shipped_model_advises_on_both_sizes() {
             assert_eq!(row["plies_left"].is_number(), visited, "{row}");
         }
     }
+}
+
+/// The start's P(white wins) on the board `size`, by the checkpoint at
+/// `model`.
+fn start_bar(here: &std::path::Path, model: &str, size: &str) -> f64 {
+    let bar = stdout(
+        here,
+        &[
+            "winprob", "--game", "halma", "--rules", size, "--model", model, "--json",
+        ],
+    );
+    let bar: serde_json::Value = serde_json::from_str(bar.trim()).expect("JSON");
+    assert_eq!(bar["calibrated"], true, "{bar}");
+    bar["white"].as_f64().expect("P(white wins)")
+}
+
+fn metadata(model: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(format!("{model}/checkpoint.json")).expect("metadata");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+#[test]
+fn each_board_keeps_its_own_calibration() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let here = directory.path();
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/halma");
+    let model = here.join("model");
+    std::fs::create_dir(&model).expect("model directory");
+    for file in ["checkpoint.json", "weights.bpk"] {
+        std::fs::copy(shipped.join(file), model.join(file)).expect("copy");
+    }
+    let model = model.display().to_string();
+    let before = [
+        start_bar(here, &model, "size=8"),
+        start_bar(here, &model, "size=10"),
+    ];
+    let general = metadata(&model)["calibration"].clone();
+    let calibrate = |extra: &[&str]| {
+        let mut args = vec![
+            "calibrate",
+            "--game",
+            "halma",
+            "--model",
+            &model,
+            "--level",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        stdout(here, &args)
+    };
+
+    // Games of 10 × 10 fit 10 × 10's own calibration; 8 × 8 keeps its bar.
+    let said = calibrate(&[
+        "--rules",
+        "size=10",
+        "--games",
+        "4",
+        "--opening-plies",
+        "1",
+        "--games-out",
+        "g10.jsonl",
+    ]);
+    assert!(said.contains("of the rules 'size=10 limit=50'"), "{said}");
+    assert!(
+        here.join("model/rules-size-10-limit-50/calibration.md")
+            .is_file()
+    );
+    let stored = metadata(&model);
+    assert_eq!(stored["calibration"], general);
+    let own = stored["rules_calibrations"].as_object().expect("a map");
+    assert_eq!(own.len(), 1, "{own:?}");
+    let (rules, fitted) = own.iter().next().expect("one");
+    assert!(rules.starts_with("size=10 "), "{rules}");
+    assert_eq!(fitted["fit_games"], 2);
+    assert_eq!(start_bar(here, &model, "size=8"), before[0]);
+    let ten = start_bar(here, &model, "size=10");
+    assert_ne!(ten, before[1]);
+    // The engine protocol's bar follows the rules `gm-rules` sets.
+    let output = grandmaitre(here)
+        .args(["gtp", "--game", "halma", "--model", &model])
+        .write_stdin("gm-winprob\ngm-rules size=10\ngm-winprob\nquit\n")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let answers = String::from_utf8(output.stdout).expect("utf-8");
+    let bars: Vec<&str> = answers
+        .lines()
+        .filter_map(|line| line.strip_prefix("= "))
+        .collect();
+    assert_eq!(bars.len(), 2, "{answers}");
+    assert!(
+        bars[0].starts_with(&format!("{:.4} ", before[0])),
+        "{answers}"
+    );
+    assert!(bars[1].starts_with(&format!("{ten:.4} ")), "{answers}");
+
+    // The default board's games replace the general calibration, which
+    // 10 × 10 does not use.
+    calibrate(&[
+        "--games",
+        "4",
+        "--opening-plies",
+        "1",
+        "--games-out",
+        "g8.jsonl",
+    ]);
+    let stored = metadata(&model);
+    assert_eq!(stored["calibration"]["fit_games"], 2);
+    assert_eq!(
+        stored["rules_calibrations"].as_object().map(|m| m.len()),
+        Some(1)
+    );
+    assert_ne!(start_bar(here, &model, "size=8"), before[0]);
+    assert_eq!(start_bar(here, &model, "size=10"), ten);
+
+    // Both boards pooled fit one calibration for both: 10 × 10 loses its own.
+    let said = calibrate(&["--games-in", "g8.jsonl", "--games-in", "g10.jsonl"]);
+    assert!(
+        said.contains("for every rules setting without its own"),
+        "{said}"
+    );
+    let stored = metadata(&model);
+    assert_eq!(stored["calibration"]["fit_games"], 4);
+    assert!(stored.get("rules_calibrations").is_none(), "{stored}");
 }
 
 #[test]

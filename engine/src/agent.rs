@@ -194,6 +194,13 @@ impl<G: Game, E: Evaluator<G> + Send> MctsAgent<G, E> {
         self.search = None;
     }
 
+    /// Changes the evaluator (a network built for another board size),
+    /// and drops the kept tree.
+    pub fn set_evaluator(&mut self, evaluator: E) {
+        self.evaluator = evaluator;
+        self.search = None;
+    }
+
     /// Changes how the move is chosen after the search.
     pub fn set_choice(&mut self, choice: MoveChoice) {
         self.choice = choice;

@@ -12,6 +12,7 @@
 //! another game, encoding or shape, and a truncated or corrupt one, with a
 //! one-line message.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -24,7 +25,7 @@ use grandmaitre_engine::game::OneLine;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::calibration::Calibration;
+use crate::calibration::{Calibration, Calibrations};
 use crate::network::{Network, NetworkConfig};
 
 /// Version of the checkpoint layout.
@@ -68,8 +69,24 @@ pub struct CheckpointMetadata {
     pub weights_crc32: u32,
     /// Calibration of the displayed win/draw/loss (`grandmaitre
     /// calibrate`), if fitted.
+    /// It serves every rules setting without a calibration of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<Calibration>,
+    /// Calibrations fitted apart on one rules setting other than the
+    /// game's default (`grandmaitre calibrate --rules …`), by the
+    /// setting's full parameters (`Game::parameters`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules_calibrations: BTreeMap<String, Calibration>,
+}
+
+impl CheckpointMetadata {
+    /// The checkpoint's calibrations, general and per rules setting.
+    pub fn calibrations(&self) -> Calibrations {
+        Calibrations {
+            general: self.calibration.clone(),
+            by_rules: self.rules_calibrations.clone(),
+        }
+    }
 }
 
 /// Why a checkpoint could not be read or written.
@@ -202,9 +219,10 @@ impl Checkpoint {
                 ),
             ));
         }
-        if let Some(calibration) = &metadata.calibration {
-            calibration.check().map_err(|why| invalid(path, why))?;
-        }
+        metadata
+            .calibrations()
+            .check()
+            .map_err(|why| invalid(path, why))?;
         let expected = NetworkConfig::for_game(spec);
         let stored = &metadata.network;
         let same_board = (

@@ -11,7 +11,7 @@ pub mod network;
 pub mod onnx;
 
 pub use backend::{Backend, burn_forward};
-pub use calibration::Calibration;
+pub use calibration::{Calibration, Calibrations};
 pub use checkpoint::{Checkpoint, CheckpointError, CheckpointMetadata, Provenance};
 pub use inference::{FoldedWeights, InferenceNetwork, NetworkEvaluator};
 pub use network::{MOVES_LEFT_SCALE, Network, NetworkConfig, NetworkOutput};

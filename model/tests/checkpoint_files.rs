@@ -27,7 +27,8 @@ const LINE_BREAKS: [char; 7] = [
     '\n', '\r', '\u{0b}', '\u{0c}', '\u{85}', '\u{2028}', '\u{2029}',
 ];
 
-/// A small calibrated checkpoint: the text of its `checkpoint.json` and
+/// A small calibrated checkpoint (a general calibration and one of
+/// another rules setting): the text of its `checkpoint.json` and
 /// the bytes of its `weights.bpk`.
 static VALID: LazyLock<(String, Vec<u8>)> = LazyLock::new(|| {
     let game = Heraldis::default();
@@ -38,6 +39,17 @@ static VALID: LazyLock<(String, Vec<u8>)> = LazyLock::new(|| {
         knots: vec![[0.1, 0.05], [0.5, 0.5], [0.9, 0.95]],
     };
     let curves = std::array::from_fn(|_| std::array::from_fn(|_| curve.clone()));
+    let calibration = Calibration {
+        temperature: 0.6,
+        network_temperature: 0.9,
+        simulations: 64,
+        fit_games: 10,
+        test_games: 10,
+        ece_before: 0.1,
+        ece_after: 0.02,
+        curves: Some(curves),
+        network_curves: None,
+    };
     let metadata = CheckpointMetadata {
         format: 1,
         game: "heraldis".to_string(),
@@ -52,17 +64,8 @@ static VALID: LazyLock<(String, Vec<u8>)> = LazyLock::new(|| {
         },
         weights_bytes: 0,
         weights_crc32: 0,
-        calibration: Some(Calibration {
-            temperature: 0.6,
-            network_temperature: 0.9,
-            simulations: 64,
-            fit_games: 10,
-            test_games: 10,
-            ece_before: 0.1,
-            ece_after: 0.02,
-            curves: Some(curves),
-            network_curves: None,
-        }),
+        calibration: Some(calibration.clone()),
+        rules_calibrations: [("layout=other".to_string(), calibration)].into(),
     };
     let checkpoint = Checkpoint {
         metadata,
@@ -98,9 +101,7 @@ fn load(path: &Path, weights: &[u8]) -> Result<(), TestCaseError> {
     let spec = Heraldis::default().spec().clone();
     match Checkpoint::load(path, &spec, &Device::flex()) {
         Ok(checkpoint) => {
-            if let Some(calibration) = &checkpoint.metadata.calibration {
-                prop_assert_eq!(calibration.check(), Ok(()));
-            }
+            prop_assert_eq!(checkpoint.metadata.calibrations().check(), Ok(()));
             // What loads runs: the description fits the weights.
             let config = &checkpoint.metadata.network;
             let planes = vec![0.5; spec.observation_len()];

@@ -290,6 +290,7 @@ fn flex_and_ndarray_give_the_same_outputs() {
 fn metadata(config: &NetworkConfig) -> CheckpointMetadata {
     CheckpointMetadata {
         calibration: None,
+        rules_calibrations: Default::default(),
         format: 0,
         game: "heraldis".to_string(),
         encoding_version: Heraldis::default().spec().encoding_version,

@@ -67,7 +67,7 @@ impl PositionTask for Advise {
             }
         };
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
-        let calibration = model.calibration.as_ref();
+        let calibration = model.calibration(game);
         let book = registry::book(game);
         let book = book.as_deref();
         let advice = levels::advise(game, &state, &model.evaluator, &setting, self.seed, book);
@@ -229,7 +229,7 @@ fn advice_line<G: Game>(
 impl PositionTask for Winprob {
     fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
-        let calibration = model.calibration.as_ref();
+        let calibration = model.calibration(game);
         let book = registry::book(game);
         let shown = bar::bar(game, &state, &model.evaluator, calibration, book.as_deref());
         let finished = game.outcome(&state).is_some();
@@ -269,7 +269,8 @@ impl GameTask for BarBench {
     fn run<G: Registered>(self, game: G) -> Result<()> {
         let game = &game;
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
-        let (evaluator, calibration) = (model.evaluator, model.calibration);
+        let calibration = model.calibration(game).cloned();
+        let evaluator = model.evaluator;
         // Timed without the book: the search is what costs.
         let states: Vec<G::State> =
             grandmaitre_engine::game::random_states(game, self.positions, 12, 7)

@@ -161,6 +161,7 @@ impl NetworkArgs {
 fn save<G: Game>(game: &G, network: &Network, config: &NetworkConfig, path: &Path) -> Result<()> {
     let metadata = CheckpointMetadata {
         calibration: None,
+        rules_calibrations: Default::default(),
         format: checkpoint::FORMAT_VERSION,
         game: game.spec().name.to_string(),
         encoding_version: game.spec().encoding_version,

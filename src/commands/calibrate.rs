@@ -27,7 +27,16 @@
 //!
 //! `--games-out` keeps the games' records; `--games-in` refits on them
 //! without playing.
+//!
+//! Where the fit is stored: games of one rules setting other than the
+//! game's default (`--rules size=10`) fit that setting's own calibration,
+//! reported in the checkpoint's `rules-…` subdirectory named by the
+//! parameters that differ from the default; games of the default rules,
+//! or of several settings pooled, fit the calibration of every setting
+//! without its own (and the pooled settings lose theirs). One network
+//! that plays two boards can so have a bar calibrated on each.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -173,9 +182,21 @@ impl GameTask for Calibrate {
         let [raw_stage, _, full_stage] = bar.stages();
         let steady = [raw_stage, full_stage].map(|stage| steadiness(&test, stage, bar_predictions));
 
+        // Games of one rules setting other than the default fit that
+        // setting's own calibration; otherwise the fit serves every
+        // setting without its own.
+        let default_rules = G::default().parameters();
+        let settings = rules_settings::<G>(fit.iter().chain(&test).copied())?;
+        let own = match Vec::from_iter(&settings)[..] {
+            [only] if *only != default_rules => Some(only.clone()),
+            _ => None,
+        };
         let report_directory = match (&args.report, &self.model) {
             (Some(report), _) => report.clone(),
-            (None, ModelChoice::Directory(path)) => path.clone(),
+            (None, ModelChoice::Directory(path)) => match &own {
+                Some(own) => path.join(rules_directory(&default_rules, own)),
+                None => path.clone(),
+            },
             (None, _) => bail!("--report DIR: where to write the report"),
         };
         let metric_names = [
@@ -425,15 +446,20 @@ impl GameTask for Calibrate {
                 [fit.len(), test.len()],
                 [before.worst_ece(), after.worst_ece()],
             );
-            store(path, stored)?;
+            store(path, stored, own.as_deref(), &settings)?;
         }
         print!("{summary}\n{table}");
         println!(
             "wrote {}/calibration.md, calibration.json, reliability.png{}",
             report_directory.display(),
-            match (args.dry_run, &self.model) {
-                (false, ModelChoice::Directory(path)) => format!(
-                    "; stored the calibration in {}/checkpoint.json",
+            match (args.dry_run, &self.model, &own) {
+                (false, ModelChoice::Directory(path), Some(own)) => format!(
+                    "; stored the calibration of the rules '{}' in {}/checkpoint.json",
+                    differing(&default_rules, own).join(" "),
+                    path.display()
+                ),
+                (false, ModelChoice::Directory(path), None) => format!(
+                    "; stored the calibration in {}/checkpoint.json (for every rules setting without its own)",
                     path.display()
                 ),
                 _ => String::new(),
@@ -483,9 +509,68 @@ fn write_records(path: &Path, header: &RecordsHeader, games: &[Played]) -> Resul
     write_atomically(path, text.as_bytes())
 }
 
-fn store(path: &Path, calibration: Calibration) -> Result<()> {
+/// The full parameters (`Game::parameters`) of the rules settings the
+/// games were played under.
+fn rules_settings<'a, G: Registered>(
+    games: impl Iterator<Item = &'a Played>,
+) -> Result<BTreeSet<String>> {
+    let mut settings = BTreeSet::new();
+    for game in games {
+        settings.insert(match &game.rules {
+            Some(rules) => G::with_rules(rules)?.parameters(),
+            None => G::default().parameters(),
+        });
+    }
+    Ok(settings)
+}
+
+/// The words of the parameters `own` that the default rules do not have
+/// ("size=10").
+fn differing<'a>(default: &str, own: &'a str) -> Vec<&'a str> {
+    let default: BTreeSet<&str> = default.split_whitespace().collect();
+    own.split_whitespace()
+        .filter(|word| !default.contains(word))
+        .collect()
+}
+
+/// The report's directory inside the checkpoint for a calibration of the
+/// rules `own`: `rules-` and the words that differ (`rules-size-10-limit-50`).
+fn rules_directory(default: &str, own: &str) -> String {
+    let words: Vec<String> = differing(default, own)
+        .iter()
+        .map(|word| {
+            word.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect()
+        })
+        .collect();
+    format!("rules-{}", words.join("-"))
+}
+
+/// Stores `calibration` in the checkpoint at `path`: as the rules `own`'s
+/// calibration, or else as the one for every setting without its own, in
+/// which case the settings it was fitted on lose their own (which would
+/// hide it).
+fn store(
+    path: &Path,
+    calibration: Calibration,
+    own: Option<&str>,
+    settings: &BTreeSet<String>,
+) -> Result<()> {
     let mut metadata = read_metadata(path)?;
-    metadata.calibration = Some(calibration);
+    match own {
+        Some(rules) => {
+            metadata
+                .rules_calibrations
+                .insert(rules.to_string(), calibration);
+        }
+        None => {
+            metadata.calibration = Some(calibration);
+            metadata
+                .rules_calibrations
+                .retain(|rules, _| !settings.contains(rules));
+        }
+    }
     write_metadata(path, &metadata)?;
     Ok(())
 }

@@ -62,7 +62,8 @@ fn export<G: Registered>(game: &G, args: &ExportArgs) -> Result<()> {
     let [first, second] = registry::player_names(game);
     let config = &checkpoint.metadata.network;
     let weights = FoldedWeights::new(&checkpoint.network);
-    let calibration = checkpoint.metadata.calibration.as_ref();
+    let calibrations = checkpoint.metadata.calibrations();
+    let calibration = calibrations.for_rules(&game.parameters());
     let book = registry::book_and_text(game);
     let vectors = test_vectors(game, &checkpoint, calibration);
     let searches = search_vectors(

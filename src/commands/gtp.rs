@@ -26,7 +26,7 @@ use grandmaitre_engine::game::OneLine;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{Evaluator, MoveChoice, RolloutEvaluator, SearchConfig};
 use grandmaitre_engine::{Action, Player};
-use grandmaitre_model::Calibration;
+use grandmaitre_model::Calibrations;
 use grandmaitre_model::bar;
 
 use super::PositionTask;
@@ -74,23 +74,42 @@ pub struct Gtp<'a> {
 /// The evaluator a session searches with.
 type SharedEvaluator<G> = Arc<dyn Evaluator<G> + Send + Sync>;
 
+/// The evaluator of `model` for `game`'s board, the leaves it evaluates at
+/// once (a network is fastest on batches; rollouts are best one at a
+/// time), and the model's calibrations.
+fn evaluator_for<G: Registered>(
+    model: &ModelChoice,
+    game: &G,
+) -> Result<(SharedEvaluator<G>, u32, Calibrations)> {
+    Ok(match model {
+        ModelChoice::Rollouts => (
+            Arc::new(RolloutEvaluator::default()),
+            1,
+            Calibrations::default(),
+        ),
+        choice => {
+            let model = choice.load(game)?;
+            (Arc::new(model.evaluator), 8, model.calibrations)
+        }
+    })
+}
+
 impl PositionTask for Gtp<'_> {
     fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
-        // A network is fastest on batches; rollouts are best one at a time.
-        let (evaluator, leaves, calibration): (SharedEvaluator<G>, u32, _) =
-            match ModelChoice::from_arg(self.model.as_deref()) {
-                ModelChoice::Rollouts => (Arc::new(RolloutEvaluator::default()), 1, None),
-                choice => {
-                    let model = choice.load(game)?;
-                    (Arc::new(model.evaluator), 8, model.calibration)
-                }
-            };
+        let model = ModelChoice::from_arg(self.model.as_deref());
+        let (evaluator, leaves, calibrations) = evaluator_for(&model, game)?;
         let config = SearchConfig {
             simulations: self.simulations.max(1),
             leaves_per_batch: leaves,
             ..SearchConfig::default()
         };
-        let mut session = Session::new(game.clone(), state, config, evaluator, calibration);
+        let mut session = Session::new(
+            game.clone(),
+            state,
+            config,
+            model,
+            (evaluator, calibrations),
+        );
         if let Some(text) = &self.player {
             let prepared = PlayerSpec::parse(text)?.prepare(game)?;
             session.stand_in = Some((text.clone(), prepared.build(game, 1)?));
@@ -134,7 +153,12 @@ pub struct Session<G: Registered> {
     stand_in: Option<(String, Box<dyn Agent<G>>)>,
     /// The evaluator of the bar (the agent's own).
     evaluator: SharedEvaluator<G>,
-    calibration: Option<Calibration>,
+    /// Where the evaluator comes from: `gm-rules` loads it again for
+    /// another board size.
+    model: ModelChoice,
+    /// The model's calibrations; the bar takes those of the rules in
+    /// force (`gm-rules` may change them).
+    calibrations: Calibrations,
     /// The game's solution book under the rules in force, if one applies.
     book: Option<Arc<Book<G>>>,
     quit: bool,
@@ -148,8 +172,8 @@ impl<G: Registered> Session<G> {
         game: G,
         state: G::State,
         config: SearchConfig,
-        evaluator: SharedEvaluator<G>,
-        calibration: Option<Calibration>,
+        model: ModelChoice,
+        (evaluator, calibrations): (SharedEvaluator<G>, Calibrations),
     ) -> Session<G> {
         let agent = MctsAgent::new(
             config,
@@ -165,7 +189,8 @@ impl<G: Registered> Session<G> {
             agent,
             stand_in: None,
             evaluator,
-            calibration,
+            model,
+            calibrations,
             quit: false,
             switch_to: None,
         }
@@ -245,6 +270,29 @@ impl<G: Registered> Session<G> {
             }
             "gm-rules" | "gm-layout" => {
                 let game = G::with_rules(arguments).map_err(|e| format!("{e:#}"))?;
+                // A network is built for a board's size: another size loads
+                // it again (or says why it cannot), and so does a stand-in.
+                let evaluator = if game.spec() == self.game.spec() {
+                    None
+                } else {
+                    Some(evaluator_for(&self.model, &game).map_err(|e| format!("{e:#}"))?)
+                };
+                let stand_in = match &self.stand_in {
+                    Some((text, _)) => {
+                        let agent = PlayerSpec::parse(text)
+                            .and_then(|spec| spec.prepare(&game))
+                            .and_then(|prepared| prepared.build(&game, 1))
+                            .map_err(|e| format!("{e:#}"))?;
+                        Some((text.clone(), agent))
+                    }
+                    None => None,
+                };
+                if let Some((evaluator, _, calibrations)) = evaluator {
+                    self.agent.set_evaluator(evaluator.clone());
+                    self.evaluator = evaluator;
+                    self.calibrations = calibrations;
+                }
+                self.stand_in = stand_in;
                 self.book = registry::book(&game);
                 self.game = game;
                 // The kept tree holds the moves of the old rules.
@@ -355,7 +403,7 @@ impl<G: Registered> Session<G> {
             &self.game,
             &self.state,
             &self.evaluator,
-            self.calibration.as_ref(),
+            self.calibrations.for_rules(&self.game.parameters()),
             self.book.as_deref(),
         );
         Ok(format!("{first:.4} {draw:.4} {second:.4}"))

@@ -774,6 +774,7 @@ impl Run {
             let checkpoint = Checkpoint {
                 metadata: CheckpointMetadata {
                     calibration: None,
+                    rules_calibrations: Default::default(),
                     format: checkpoint::FORMAT_VERSION,
                     game: spec.name.to_string(),
                     encoding_version: spec.encoding_version,

@@ -12,6 +12,8 @@
 //!    shape a single temperature cannot (a bar that says 50 % for
 //!    positions one side nearly always wins).
 
+use std::collections::BTreeMap;
+
 use grandmaitre_engine::Player;
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +54,43 @@ pub struct Calibration {
     /// The same after the network's temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_curves: Option<SideCurves>,
+}
+
+/// A checkpoint's calibrations: the one that serves every rules setting
+/// without its own (fitted on the game's default rules, or on several
+/// settings pooled), and those fitted apart on one other setting, by the
+/// setting's full parameters (`Game::parameters`). One network can play
+/// several boards whose raw bars want different temperatures.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Calibrations {
+    /// The calibration of every setting without its own.
+    pub general: Option<Calibration>,
+    /// The settings' own calibrations.
+    pub by_rules: BTreeMap<String, Calibration>,
+}
+
+impl Calibrations {
+    /// The calibration of the rules setting whose parameters are
+    /// `parameters`: its own if it has one, else the general one.
+    pub fn for_rules(&self, parameters: &str) -> Option<&Calibration> {
+        self.by_rules.get(parameters).or(self.general.as_ref())
+    }
+
+    /// Why one of the calibrations cannot be used, if one cannot.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(general) = &self.general {
+            general.check()?;
+        }
+        for (rules, calibration) in &self.by_rules {
+            calibration.check().map_err(|why| {
+                format!(
+                    "{why} (the calibration of rules '{}')",
+                    grandmaitre_engine::game::OneLine(rules)
+                )
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// A calibration's curves: `[first player to move, second player to move]`,

@@ -48,6 +48,7 @@ fn save(network: &grandmaitre_model::Network, config: &NetworkConfig, path: &std
     let spec = Heraldis::default().spec().clone();
     let metadata = CheckpointMetadata {
         calibration: None,
+        rules_calibrations: Default::default(),
         format: checkpoint::FORMAT_VERSION,
         game: spec.name.to_string(),
         encoding_version: spec.encoding_version,
