@@ -245,10 +245,18 @@ fn the_shipped_records_read() {
 
 #[test]
 fn a_probability_beyond_one_is_refused() {
-    // 1e39 reads as an infinite probability: it was accepted, and fitted
-    // as if it were a probability of almost nothing.
+    // 1e39 is beyond f32: it was once read as an infinite probability,
+    // accepted, and fitted as if it were a probability of almost nothing.
     let text = shipped().replacen("[0.5309036,", "[1e39,", 1);
     let error = parse_records(&text, Path::new("games.jsonl"), "heraldis", BAR_SIMULATIONS)
         .expect_err("out of range");
+    assert_eq!(
+        error,
+        "games.jsonl:2: bad game record: number out of range at line 1 column 21"
+    );
+    // 2 fits in an f32 but is no probability.
+    let text = shipped().replacen("[0.5309036,", "[2.0,", 1);
+    let error = parse_records(&text, Path::new("games.jsonl"), "heraldis", BAR_SIMULATIONS)
+        .expect_err("beyond one");
     assert_eq!(error, "games.jsonl:2: inconsistent game record");
 }
