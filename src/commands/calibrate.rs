@@ -514,14 +514,16 @@ fn write_records(path: &Path, header: &RecordsHeader, games: &[Played]) -> Resul
 fn rules_settings<'a, G: Registered>(
     games: impl Iterator<Item = &'a Played>,
 ) -> Result<BTreeSet<String>> {
-    let mut settings = BTreeSet::new();
-    for game in games {
-        settings.insert(match &game.rules {
-            Some(rules) => G::with_rules(rules)?.parameters(),
-            None => G::default().parameters(),
-        });
-    }
-    Ok(settings)
+    // Each distinct text is read once: a file holds thousands of games of
+    // a few settings.
+    let texts: BTreeSet<Option<&String>> = games.map(|game| game.rules.as_ref()).collect();
+    texts
+        .into_iter()
+        .map(|rules| match rules {
+            Some(rules) => Ok(G::with_rules(rules)?.parameters()),
+            None => Ok(G::default().parameters()),
+        })
+        .collect()
 }
 
 /// The words of the parameters `own` that the default rules do not have

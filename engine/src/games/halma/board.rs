@@ -24,7 +24,8 @@ pub enum Corner {
     LastFile,
 }
 
-/// The eight king-move directions (dx, dy).
+/// The eight king-move directions (dx, dy); direction `i + 4` (mod 8) is
+/// the opposite of direction `i`.
 pub const DIRECTIONS: [(i32, i32); 8] = [
     (1, 0),
     (1, 1),
@@ -47,6 +48,8 @@ pub struct Board {
     /// Per direction: the bit shift of a step, and the cells a step in
     /// that direction stays on the board from.
     steps: [(i32, Cells); 8],
+    /// Each cell's neighbours (king moves).
+    around: Vec<Cells>,
     /// The cell each cell goes to under the reflection that maps the yards
     /// onto themselves.
     reflection: Vec<u8>,
@@ -102,9 +105,13 @@ impl Board {
             cells,
             yards,
             steps,
+            around: Vec::new(),
             reflection,
             to_goal: [Vec::new(), Vec::new()],
         };
+        board.around = (0..size * size)
+            .map(|cell| board.neighbours(1 << cell))
+            .collect();
         board.to_goal = [Player::First, Player::Second].map(|player| {
             let goal = board.goal_corner(player);
             (0..size * size)
@@ -169,9 +176,21 @@ impl Board {
         }
     }
 
+    /// The cells a step in direction `index` stays on the board from.
+    #[inline]
+    pub fn stays(&self, index: usize) -> Cells {
+        self.steps[index].1
+    }
+
     /// The cells next to any of `cells` (king moves), on the board.
     pub fn neighbours(&self, cells: Cells) -> Cells {
         (0..DIRECTIONS.len()).fold(0, |all, index| all | self.step(cells, index))
+    }
+
+    /// The cells next to `cell`.
+    #[inline]
+    pub fn around(&self, cell: usize) -> Cells {
+        self.around[cell]
     }
 
     /// The image of `cell` under the reflection that maps each yard onto

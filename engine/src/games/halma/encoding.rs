@@ -42,8 +42,9 @@ pub fn encode(game: &Halma, position: &Position, planes: &mut [f32]) {
     let mut movable = 0;
     let mut reachable = 0;
     if position.status == super::Status::Playing {
+        let moves = super::moves::Moves::new(board, occupied);
         for from in cells_of(position.pieces(side)) {
-            let targets = super::moves::targets(board, occupied, from);
+            let targets = moves.targets(from);
             if targets != 0 {
                 movable |= 1 << from;
                 reachable |= targets;

@@ -128,12 +128,11 @@ impl Halma {
         let goals = [board.yard(Player::Second), board.yard(Player::First)];
         let mut choices = Vec::new();
         let mut step = |pieces: &mut [Cells; 2], side: Player| {
-            let occupied = pieces[0] | pieces[1];
+            let moves = moves::Moves::new(board, pieces[0] | pieces[1]);
             let corner = board.goal_corner(side);
             choices.clear();
             for from in cells_of(pieces[side.index()]) {
-                let targets = moves::targets(board, occupied, from);
-                choices.extend(cells_of(targets).map(|to| (from, to)));
+                choices.extend(cells_of(moves.targets(from)).map(|to| (from, to)));
             }
             let purpose = forward[side.index()];
             if purpose > 0.0 && rng.random_bool(purpose) {
@@ -247,9 +246,8 @@ impl Halma {
 
     /// Whether the side to move has a move (else it must pass).
     fn can_move(&self, position: &Position) -> bool {
-        let occupied = position.occupied();
-        cells_of(position.pieces(position.side))
-            .any(|from| moves::targets(&self.board, occupied, from) != 0)
+        let moves = moves::Moves::new(&self.board, position.occupied());
+        cells_of(position.pieces(position.side)).any(|from| moves.targets(from) != 0)
     }
 
     /// How the game stands after a move of `mover` (its `moves` already
@@ -458,9 +456,9 @@ impl Game for Halma {
         if state.status != Status::Playing {
             return;
         }
-        let occupied = state.occupied();
+        let moves = moves::Moves::new(&self.board, state.occupied());
         for from in cells_of(state.pieces(state.side)) {
-            for to in cells_of(moves::targets(&self.board, occupied, from)) {
+            for to in cells_of(moves.targets(from)) {
                 actions.push(self.move_action(from, to));
             }
         }
