@@ -322,14 +322,16 @@ pub fn for_each_legal_from(
     }
 }
 
-/// Whether the side to move has a move at all.
+/// Whether the side to move has a move at all. The priorities only choose
+/// among moves, so any move of any kind answers; the other moves come
+/// first, where the first Pawn usually has one, rather than the line
+/// captures, which scan every piece before they can say there is none.
 pub fn has_move(position: &Position) -> bool {
-    let mut any = false;
-    for_each_legal(position, |_| {
-        any = true;
-        ControlFlow::Break(())
-    });
-    any
+    let view = View::new(position);
+    let mut found = |_| ControlFlow::Break(());
+    view.other_moves(&mut found).is_break()
+        || view.queen_line_captures(&mut found).is_break()
+        || view.pawn_line_captures(&mut found).is_break()
 }
 
 /// The enemy rectangles a move of the side to move takes: the one it
