@@ -426,15 +426,20 @@ pub struct BenchTrainArgs {
     /// The device: cpu, or cuda (tch only).
     #[arg(long, default_value = "cpu")]
     pub device: String,
-    /// Channels of the network's tower.
-    #[arg(long, default_value_t = 32, allow_negative_numbers = true)]
-    pub channels: usize,
-    /// Residual blocks of the network.
-    #[arg(long, default_value_t = 4, allow_negative_numbers = true)]
-    pub blocks: usize,
-    /// Samples per step.
-    #[arg(long, default_value_t = 256, allow_negative_numbers = true)]
-    pub batch: usize,
+    /// Channels of the network's tower (default 32, or the --config's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub channels: Option<usize>,
+    /// Residual blocks of the network (default 4, or the --config's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub blocks: Option<usize>,
+    /// Training settings whose network (heads included) is timed, at their
+    /// batch size unless --batch says otherwise (default: dense heads, the
+    /// default settings).
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    /// Samples per step (default 256, or the --config's).
+    #[arg(long, allow_negative_numbers = true)]
+    pub batch: Option<usize>,
     /// Timed steps per backend.
     #[arg(long, default_value_t = 10, allow_negative_numbers = true)]
     pub steps: usize,

@@ -254,6 +254,33 @@ fn every_command(game: &str, first: &str) {
             "1",
         ],
     );
+    // The network a training config describes, at its batch size.
+    std::fs::write(
+        here.join("pooled.toml"),
+        "[network]\nheads = \"pooled\"\nchannels = 8\nblocks = 1\n[optimizer]\nbatch_size = 4\n",
+    )
+    .expect("settings");
+    let text = run(
+        here,
+        &[
+            "bench",
+            "train",
+            "--game",
+            game,
+            "--backends",
+            "flex",
+            "--steps",
+            "1",
+            "--warmup",
+            "0",
+            "--config",
+            "pooled.toml",
+        ],
+    );
+    assert!(
+        text.contains("8 channels × 1 blocks, pooled heads") && text.contains("batch 4,"),
+        "{text}"
+    );
     std::fs::write(
         here.join("few-games.toml"),
         "[selfplay]\ngames_in_flight = 2\nfull_simulations = 8\ncheap_simulations = 4\n",

@@ -257,3 +257,45 @@ fn the_decisive_moves_are_exactly_the_mates_in_one() {
         "{with_mates} of {positions}"
     );
 }
+
+#[test]
+fn an_opening_walk_is_a_live_middle_game_walked_from_the_start() {
+    let game = Bulltricker::default();
+    let start = game.initial_state();
+    let pieces = start.pieces(Player::First).count_ones();
+    assert_eq!(start.pieces(Player::Second).count_ones(), pieces);
+    for plies in [1, 10, 30] {
+        let mut unbalanced = 0;
+        for seed in 0..30 {
+            let Some(state) = game.opening_walk(plies, seed) else {
+                continue;
+            };
+            assert_eq!(
+                game.opening_walk(plies, seed).map(|s| s.key),
+                Some(state.key),
+                "seeded"
+            );
+            assert_eq!(game.outcome(&state), None, "the game goes on");
+            assert_eq!(game.ply(&state), 2 * plies as usize);
+            assert_eq!(game.current_player(&state), Player::First);
+            // The position reads back as one the rules allow.
+            let text = game.format_state(&state);
+            let read = game.parse_state(&text).expect("a walk is a legal position");
+            assert_eq!(game.format_state(&read), text);
+            // Pieces are only lost (a promoted Pawn is worth more).
+            let [white, black] = [Player::First, Player::Second].map(|p| state.material(p));
+            for player in [Player::First, Player::Second] {
+                assert!(state.pieces(player).count_ones() <= pieces);
+            }
+            unbalanced += usize::from(white != black);
+        }
+        if plies == 1 {
+            assert_eq!(unbalanced, 0, "no capture in the first two plies");
+        } else if plies == 30 {
+            assert!(
+                unbalanced >= 10,
+                "random play loses material: {unbalanced} of 30"
+            );
+        }
+    }
+}

@@ -4,11 +4,10 @@
 //! bound self-play cannot pass, since every searched position needs its
 //! network evaluations.
 
-use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use burn::tensor::Device;
 use grandmaitre_model::{InferenceNetwork, NetworkEvaluator};
 use grandmaitre_selfplay::play_games;
@@ -40,16 +39,9 @@ impl GameTask for Bench {
     }
 }
 
-fn read_settings(path: &Path) -> Result<TrainingConfig> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    TrainingConfig::from_toml(&text)
-        .map_err(|reason| anyhow::anyhow!("invalid config {}: {reason}", path.display()))
-}
-
 fn measure<G: Registered>(game: &G, args: &BenchSelfplayArgs) -> Result<()> {
     let settings = match &args.config {
-        Some(path) => read_settings(path)?,
+        Some(path) => super::read_settings(path)?,
         None => TrainingConfig::default(),
     };
     let selfplay = settings.selfplay.driver_config();

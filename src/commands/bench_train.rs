@@ -53,30 +53,47 @@ fn bench<G: Registered>(game: &G, args: &BenchTrainArgs) -> Result<()> {
         "cuda" => true,
         other => bail!("unknown device '{other}': expected cpu or cuda"),
     };
+    let settings = args
+        .config
+        .as_deref()
+        .map(super::read_settings)
+        .transpose()?;
+    let (shape, optimizer) = match &settings {
+        Some(settings) => (
+            settings.network.network_config(game.spec()),
+            settings.optimizer.clone(),
+        ),
+        None => (
+            NetworkConfig::for_game(game.spec()),
+            OptimizerSettings::default(),
+        ),
+    };
+    let channels = args.channels.unwrap_or(shape.channels);
+    let blocks = args.blocks.unwrap_or(shape.blocks);
+    let batch_size = args.batch.unwrap_or(optimizer.batch_size);
     for (name, value) in [
-        ("--channels", args.channels),
-        ("--blocks", args.blocks),
-        ("--batch", args.batch),
+        ("--channels", channels),
+        ("--blocks", blocks),
+        ("--batch", batch_size),
         ("--steps", args.steps),
     ] {
         if value == 0 {
             bail!("{name} must be positive");
         }
     }
-    let config = NetworkConfig::for_game(game.spec())
-        .with_channels(args.channels)
-        .with_blocks(args.blocks);
+    let config = shape.with_channels(channels).with_blocks(blocks);
     // One network and one batch, so that every backend does the same work
     // from the same weights.
     let network = config.init(&Device::flex());
     let weights = network.into_record().into_bytes()?;
-    let batch = random_batch(game, args.batch, 1);
+    let batch = random_batch(game, batch_size, 1);
     println!(
-        "network: {} channels × {} blocks ({:.2} M multiply-adds per position); batch {}, {} warm-up + {} timed AdamW steps",
+        "network: {} channels × {} blocks, {} heads ({:.2} M multiply-adds per position); batch {}, {} warm-up + {} timed AdamW steps",
         config.channels,
         config.blocks,
+        config.heads_name(),
         config.multiply_adds() as f64 / 1e6,
-        args.batch,
+        batch_size,
         args.warmup,
         args.steps
     );
@@ -94,7 +111,7 @@ fn bench<G: Registered>(game: &G, args: &BenchTrainArgs) -> Result<()> {
             .init(&device)
             .try_load_record(record)
             .with_context(|| format!("loading the weights on {backend}"))?;
-        let result = measure(network, &config, &device, &batch, args);
+        let result = measure(network, &config, &device, &batch, &optimizer, args);
         println!(
             "{:<8} {:>8.0} samples/s   {:>8.1} ms/step   last step's loss: policy {:.4}, value {:.4}",
             backend.to_string(),
@@ -127,10 +144,9 @@ fn measure(
     config: &NetworkConfig,
     device: &Device,
     batch: &Batch,
+    optimizer: &OptimizerSettings,
     args: &BenchTrainArgs,
 ) -> Measurement {
-    // The default training settings' learning rate and weight decay.
-    let optimizer = OptimizerSettings::default();
     let mut trainer = Trainer::new(network, config.clone(), device, optimizer.weight_decay, 0);
     for _ in 0..args.warmup {
         trainer.step(batch, optimizer.learning_rate);

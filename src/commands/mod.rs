@@ -31,6 +31,14 @@ pub(crate) fn seconds_of(time: &str) -> Result<f64> {
         .as_secs_f64())
 }
 
+/// The training settings in the file `path`.
+pub(crate) fn read_settings(path: &std::path::Path) -> Result<grandmaitre_train::TrainingConfig> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    grandmaitre_train::TrainingConfig::from_toml(&text)
+        .map_err(|reason| anyhow::anyhow!("invalid config {}: {reason}", path.display()))
+}
+
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {

@@ -1,6 +1,8 @@
 //! Training settings, read from TOML; every field has a default.
 
 use crate::samples::Targets;
+use grandmaitre_engine::GameSpec;
+use grandmaitre_model::NetworkConfig;
 use grandmaitre_selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +49,23 @@ pub struct NetworkSettings {
     /// run may turn it on when it resumes: the head is added, untrained, to
     /// the latest checkpoint's network.
     pub moves_left_weight: f32,
+}
+
+impl NetworkSettings {
+    /// The network these settings describe, for the board `spec`.
+    pub fn network_config(&self, spec: &GameSpec) -> NetworkConfig {
+        let shape = match self.heads {
+            Heads::Dense => NetworkConfig::for_game(spec),
+            Heads::Pooled => {
+                NetworkConfig::pooled_for_game(spec).with_pooling_every(self.pooling_every)
+            }
+        };
+        shape
+            .with_channels(self.channels)
+            .with_blocks(self.blocks)
+            .with_ownership_head(self.ownership_weight > 0.0)
+            .with_moves_left_head(self.moves_left_weight > 0.0)
+    }
 }
 
 impl Default for NetworkSettings {

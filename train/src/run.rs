@@ -43,7 +43,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
 use crate::TrainError;
-use crate::config::{Heads, TrainingConfig};
+use crate::config::TrainingConfig;
 use crate::ratings::{self, RatingRow};
 use crate::samples::{ReplayWindow, draw_indices, make_batch};
 use crate::store::Store;
@@ -830,18 +830,7 @@ impl Run {
 
     /// The network the run's settings describe, for the board `spec`.
     pub fn network_config(&self, spec: &grandmaitre_engine::GameSpec) -> NetworkConfig {
-        let settings = &self.config.network;
-        let shape = match settings.heads {
-            Heads::Dense => NetworkConfig::for_game(spec),
-            Heads::Pooled => {
-                NetworkConfig::pooled_for_game(spec).with_pooling_every(settings.pooling_every)
-            }
-        };
-        shape
-            .with_channels(settings.channels)
-            .with_blocks(settings.blocks)
-            .with_ownership_head(settings.ownership_weight > 0.0)
-            .with_moves_left_head(settings.moves_left_weight > 0.0)
+        self.config.network.network_config(spec)
     }
 
     /// The games of the curriculum's stages and the network on each one's

@@ -34,6 +34,10 @@ mod position;
 use std::fmt::Write;
 use std::ops::ControlFlow;
 
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rand::seq::IndexedRandom;
+
 pub use board::{GRID, Kind, Rects, SIZE};
 pub use encoding::{PLANE_COUNT, PLANE_NAMES};
 pub use moves::Move;
@@ -364,6 +368,22 @@ impl Game for Bulltricker {
         } else {
             Forcing::Wins
         }
+    }
+
+    /// `plies` random legal moves of each side from the start, White's
+    /// first, drawn uniformly with `seed`: a middle game whose material is
+    /// often unbalanced (the compulsory captures of random play trade and
+    /// lose pieces), where self-play meets won and lost positions far
+    /// sooner than from the start. The ply count goes on from the walk.
+    /// `None` if the walk ends the game.
+    fn opening_walk(&self, plies: u32, seed: u64) -> Option<Position> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut position = self.initial_state();
+        for _ in 0..2 * plies {
+            let m = *self.legal_moves(&position).choose(&mut rng)?;
+            self.apply(&mut position, m);
+        }
+        (position.status == Status::Playing).then_some(position)
     }
 
     fn encode(&self, state: &Position, planes: &mut [f32]) {
