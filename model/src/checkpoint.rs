@@ -93,12 +93,13 @@ impl CheckpointMetadata {
 #[derive(Debug, Error)]
 pub enum CheckpointError {
     /// An I/O failure on a path.
-    #[error("checkpoint {path}: {source}")]
+    #[error("checkpoint {path}: {error}")]
     Io {
         /// The file or directory.
         path: PathBuf,
-        /// The failure.
-        source: io::Error,
+        /// The failure (part of the message, not a separate cause, so that
+        /// a printed chain names it once).
+        error: io::Error,
     },
     /// Something in the checkpoint is wrong.
     #[error("checkpoint {path}: {reason}")]
@@ -118,9 +119,9 @@ fn invalid(path: &Path, reason: impl Into<String>) -> CheckpointError {
 }
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> CheckpointError + '_ {
-    move |source| CheckpointError::Io {
+    move |error| CheckpointError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 

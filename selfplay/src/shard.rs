@@ -37,12 +37,13 @@ pub const EXTENSION: &str = "shard";
 #[derive(Debug, Error)]
 pub enum ShardError {
     /// An I/O failure.
-    #[error("shard {path}: {source}")]
+    #[error("shard {path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The failure.
-        source: io::Error,
+        /// The failure (part of the message, not a separate cause, so that
+        /// a printed chain names it once).
+        error: io::Error,
     },
     /// The file is not a whole, valid shard.
     #[error("shard {path}: {reason}")]
@@ -218,10 +219,6 @@ fn write_with_suffix(
     suffix: &str,
     games: &[GameRecord],
 ) -> Result<PathBuf, ShardError> {
-    let io_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| ShardError::Io { path, source }
-    };
     fs::create_dir_all(directory).map_err(io_error(directory))?;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -232,12 +229,17 @@ fn write_with_suffix(
     Ok(path)
 }
 
+/// The I/O failure of an operation on `path`.
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> ShardError + '_ {
+    move |error| ShardError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
 /// Reads the shard at `path`.
 pub fn read(path: &Path) -> Result<Vec<GameRecord>, ShardError> {
-    let bytes = fs::read(path).map_err(|source| ShardError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = fs::read(path).map_err(io_error(path))?;
     decode(path, &bytes)
 }
 
@@ -250,10 +252,7 @@ pub fn game_count(path: &Path) -> Result<usize, ShardError> {
     let mut header = [0u8; COUNT_BYTES];
     fs::File::open(path)
         .and_then(|mut file| file.read_exact(&mut header))
-        .map_err(|source| ShardError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        .map_err(io_error(path))?;
     games_in_header(path, &header)
 }
 
@@ -272,12 +271,7 @@ pub fn list(directory: &Path) -> Result<Vec<PathBuf>, ShardError> {
     let entries = match fs::read_dir(directory) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(ShardError::Io {
-                path: directory.to_path_buf(),
-                source,
-            });
-        }
+        Err(error) => return Err(io_error(directory)(error)),
     };
     let mut shards: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -21,12 +21,13 @@ pub use run::{Progress, Run, SelfPlay, ShardWritten, StopAfter};
 #[derive(Debug, Error)]
 pub enum TrainError {
     /// An I/O failure.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file or directory.
         path: PathBuf,
-        /// The failure.
-        source: std::io::Error,
+        /// The failure (part of the message, not a separate cause, so that
+        /// a printed chain names it once).
+        error: std::io::Error,
     },
     /// A file of the run is not what it should be.
     #[error("{path}: {reason}")]

@@ -309,9 +309,9 @@ impl Run {
             // A checkpoint directory's staging copies, and the staging file
             // of a pointer write (`latest#N`).
             let path = entry.path();
-            let io = |source| TrainError::Io {
+            let io = |error| TrainError::Io {
                 path: path.clone(),
-                source,
+                error,
             };
             if name.ends_with(".tmp") || name.ends_with(".old") {
                 fs::remove_dir_all(&path).map_err(io)?;
@@ -426,9 +426,9 @@ impl Run {
         if self.store.directory().is_none() && checkpoint::read_metadata(&path).is_err() {
             let (metadata, weights) = self.checkpoint_files(generation)?;
             let staging = path.with_extension("tmp");
-            let io = |source| TrainError::Io {
+            let io = |error| TrainError::Io {
                 path: staging.clone(),
-                source,
+                error,
             };
             fs::create_dir_all(&staging).map_err(io)?;
             fs::write(staging.join(checkpoint::WEIGHTS_FILE), &weights).map_err(io)?;
