@@ -119,6 +119,11 @@ pub struct GameSpec {
     pub board_plane: Option<usize>,
     /// Version of the encoding; bumped whenever a plane changes meaning.
     pub encoding_version: u32,
+    /// Earlier versions of the encoding whose planes are the first planes
+    /// of this one, with their plane counts: a network of such a version
+    /// reads this encoding with zero weights on the planes it lacks, and so
+    /// computes what it did (see the model's checkpoints).
+    pub earlier_encodings: &'static [(u32, usize)],
     /// No game lasts more plies than this.
     pub max_game_length: usize,
     /// Number of symmetries of the board (index 0 is the identity).

@@ -10,7 +10,9 @@
 //! A checkpoint is written into `NAME.tmp` first and renamed into place, so
 //! that a reader never sees half of one. Loading refuses a checkpoint of
 //! another game, encoding or shape, and a truncated or corrupt one, with a
-//! one-line message.
+//! one-line message; a network of an earlier encoding that the game's
+//! extends (`GameSpec::earlier_encodings`) loads as one of the current
+//! encoding, its new input planes weighted zero.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -211,14 +213,26 @@ impl Checkpoint {
                 ),
             ));
         }
+        // A network of an earlier encoding whose planes begin this one's
+        // reads it with zero weights on the planes it lacks.
+        let mut read_planes = None;
         if metadata.encoding_version != spec.encoding_version {
-            return Err(invalid(
-                path,
-                format!(
-                    "encoding version {} does not match the game's {}",
-                    metadata.encoding_version, spec.encoding_version
-                ),
-            ));
+            let planes = metadata.network.input_planes;
+            let extends = spec.earlier_encodings.iter().any(|&earlier| {
+                earlier == (metadata.encoding_version, planes) && planes < spec.observation_shape[0]
+            });
+            if !extends {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "encoding version {} does not match the game's {}",
+                        metadata.encoding_version, spec.encoding_version
+                    ),
+                ));
+            }
+            read_planes = Some(planes);
+            metadata.encoding_version = spec.encoding_version;
+            metadata.network.input_planes = spec.observation_shape[0];
         }
         metadata
             .calibrations()
@@ -304,7 +318,12 @@ impl Checkpoint {
         if let Some((name, _)) = sizes.iter().find(|(_, size)| *size == 0) {
             return Err(invalid(path, format!("network {name} is 0")));
         }
-        let fits = shape
+        // The weights as stored, before their input is widened.
+        let mut stored_shape = shape.clone();
+        if let Some(planes) = read_planes {
+            stored_shape.input_planes = planes;
+        }
+        let fits = stored_shape
             .value_count()
             .and_then(|count| count.checked_mul(std::mem::size_of::<f32>()))
             .is_some_and(|needed| needed <= bytes.len());
@@ -321,11 +340,13 @@ impl Checkpoint {
         }
         let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
             .map_err(|e| invalid(path, format!("unreadable weights: {e}")))?;
-        let network = metadata
-            .network
+        let mut network = stored_shape
             .init(device)
             .try_load_record(record)
             .map_err(|e| invalid(path, format!("weights do not fit the network: {e}")))?;
+        if read_planes.is_some() {
+            network = network.with_input_planes(metadata.network.input_planes);
+        }
         Ok(Checkpoint { metadata, network })
     }
 }

@@ -42,7 +42,7 @@
 //!
 //! The same code serves every game: the shapes come from its `GameSpec`.
 
-use burn::module::Module;
+use burn::module::{Module, Param};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
@@ -564,6 +564,23 @@ pub struct NetworkOutput {
 }
 
 impl Network {
+    /// The same network reading `planes` input planes: those it did not
+    /// read come after its own, with zero weights, so that its outputs do
+    /// not change (a game whose encoding gained planes, see
+    /// `GameSpec::earlier_encodings`).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `planes` is fewer than the network reads.
+    pub fn with_input_planes(mut self, planes: usize) -> Network {
+        let weight = self.stem.conv.weight.val();
+        let [outputs, read, height, width] = weight.dims();
+        assert!(planes >= read, "a network cannot read fewer planes");
+        let zeros = Tensor::<4>::zeros([outputs, planes - read, height, width], &weight.device());
+        self.stem.conv.weight = Param::from_tensor(Tensor::cat(vec![weight, zeros], 1));
+        self
+    }
+
     /// # Shapes
     /// `[batch, planes, height, width]` → policy logits `[batch, actions]`,
     /// win/draw/loss logits `[batch, 3]` and ownership `[batch, cells]`.

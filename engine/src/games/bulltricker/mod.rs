@@ -47,8 +47,9 @@ use crate::game::{
     Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
 };
 
-/// Version of the network input encoding (see [`PLANE_NAMES`]).
-pub const ENCODING_VERSION: u32 = 1;
+/// Version of the network input encoding (see [`PLANE_NAMES`]): 2 appends
+/// the opponent's moves (were it to move) to version 1's 16 planes.
+pub const ENCODING_VERSION: u32 = 2;
 /// Plies before a draw (engine rule).
 pub const DEFAULT_PLY_CAP: u16 = 400;
 /// Fewer occupied rectangles than this draw (engine rule).
@@ -96,6 +97,7 @@ impl Bulltricker {
                 observation_shape: [PLANE_COUNT, SIZE, SIZE],
                 board_plane: None,
                 encoding_version: ENCODING_VERSION,
+                earlier_encodings: &[(1, 16)],
                 max_game_length: usize::from(ply_cap),
                 symmetry_count: 2,
             },

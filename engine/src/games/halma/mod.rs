@@ -91,6 +91,7 @@ impl Halma {
                 observation_shape: [PLANE_COUNT, size, size],
                 board_plane: None,
                 encoding_version: ENCODING_VERSION,
+                earlier_encodings: &[],
                 // Every move but the last is followed by at most one pass.
                 max_game_length: 4 * usize::from(draw_moves) + 2,
                 symmetry_count: 2,

@@ -62,6 +62,7 @@ impl Havannah {
                 observation_shape: [PLANE_COUNT, diameter, diameter],
                 board_plane: Some(encoding::BOARD_PLANE),
                 encoding_version: ENCODING_VERSION,
+                earlier_encodings: &[],
                 max_game_length: board.cell_count() + usize::from(swap),
                 symmetry_count: SYMMETRY_COUNT,
             },

@@ -75,6 +75,7 @@ impl Heraldis {
                 observation_shape: [PLANE_COUNT, board::SIZE, board::SIZE],
                 board_plane: None,
                 encoding_version: ENCODING_VERSION,
+                earlier_encodings: &[],
                 max_game_length: usize::from(ply_limit),
                 symmetry_count: board::SYMMETRY_COUNT,
             },
