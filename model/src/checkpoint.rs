@@ -215,11 +215,11 @@ impl Checkpoint {
         }
         // A network of an earlier encoding whose planes begin this one's
         // reads it with zero weights on the planes it lacks.
-        let mut read_planes = None;
+        let stored_planes = metadata.network.input_planes;
         if metadata.encoding_version != spec.encoding_version {
-            let planes = metadata.network.input_planes;
             let extends = spec.earlier_encodings.iter().any(|&earlier| {
-                earlier == (metadata.encoding_version, planes) && planes < spec.observation_shape[0]
+                earlier == (metadata.encoding_version, stored_planes)
+                    && stored_planes < spec.observation_shape[0]
             });
             if !extends {
                 return Err(invalid(
@@ -230,7 +230,6 @@ impl Checkpoint {
                     ),
                 ));
             }
-            read_planes = Some(planes);
             metadata.encoding_version = spec.encoding_version;
             metadata.network.input_planes = spec.observation_shape[0];
         }
@@ -319,10 +318,10 @@ impl Checkpoint {
             return Err(invalid(path, format!("network {name} is 0")));
         }
         // The weights as stored, before their input is widened.
-        let mut stored_shape = shape.clone();
-        if let Some(planes) = read_planes {
-            stored_shape.input_planes = planes;
-        }
+        let stored_shape = NetworkConfig {
+            input_planes: stored_planes,
+            ..shape.clone()
+        };
         let fits = stored_shape
             .value_count()
             .and_then(|count| count.checked_mul(std::mem::size_of::<f32>()))
@@ -344,8 +343,8 @@ impl Checkpoint {
             .init(device)
             .try_load_record(record)
             .map_err(|e| invalid(path, format!("weights do not fit the network: {e}")))?;
-        if read_planes.is_some() {
-            network = network.with_input_planes(metadata.network.input_planes);
+        if stored_planes < shape.input_planes {
+            network = network.with_input_planes(shape.input_planes);
         }
         Ok(Checkpoint { metadata, network })
     }
