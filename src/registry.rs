@@ -244,7 +244,10 @@ impl Registered for Halma {
 impl Registered for Bulltricker {
     const NAME: &'static str = "bulltricker";
     const RULES_HELP: &'static str = "bulltricker: `plies=N material=M repetitions=R adjudicate=none|material` (a draw after N plies, default 400; below M occupied rectangles, default 4; at a position's R-th occurrence, default 3; none — material, a training rule, gives a repetition or the ply cap to the side with more material), any of them may be left out";
-    const SHIPPED: Option<ShippedModel> = None;
+    const SHIPPED: Option<ShippedModel> = Some(ShippedModel {
+        metadata: include_str!("../checkpoints/bulltricker/checkpoint.json"),
+        weights: include_bytes!("../checkpoints/bulltricker/weights.bpk"),
+    });
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=3", "greedy"];
     const PERFT_BENCH_DEPTH: u32 = 4;
 

@@ -1,7 +1,7 @@
 //! Bulltricker through the installed program: perft with rules and moves,
 //! the drawing, its baselines in the arena, the engine protocol, and
-//! one-line errors (no Bulltricker model is shipped yet: what needs a
-//! network says so).
+//! one-line errors (the commands of every game, the shipped model's
+//! included, are run in `every_game.rs`).
 
 use assert_cmd::Command;
 
@@ -109,7 +109,7 @@ fn alpha_beta_beats_the_greedy_player_and_gtp_plays_it() {
 }
 
 #[test]
-fn bad_input_and_a_missing_model_get_one_line_errors() {
+fn bad_input_gets_one_line_errors() {
     let directory = tempfile::tempdir().expect("temp dir");
     for (args, expected) in [
         (
@@ -141,8 +141,8 @@ fn bad_input_and_a_missing_model_get_one_line_errors() {
             "expected 15 rows",
         ),
         (
-            vec!["advise", "--game", "bulltricker"],
-            "bulltricker has no shipped model: pass --model DIR",
+            vec!["winprob", "--game", "bulltricker", "--moves", "A2V1-A4V1"],
+            "the piece on A2V1 cannot go to A4V1",
         ),
     ] {
         let output = grandmaitre(directory.path())

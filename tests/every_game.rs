@@ -7,11 +7,13 @@ use std::path::Path;
 use assert_cmd::Command;
 
 /// The games, with the name of their first player (as the engine protocol
-/// and the reports write it).
-const GAMES: [(&str, &str); 3] = [
-    ("heraldis", "light"),
-    ("havannah", "white"),
-    ("halma", "white"),
+/// and the reports write it) and, for a game whose games run to hundreds
+/// of plies, rules that end them sooner for the small training run.
+const GAMES: [(&str, &str, Option<&str>); 4] = [
+    ("heraldis", "light", None),
+    ("havannah", "white", None),
+    ("halma", "white", None),
+    ("bulltricker", "white", Some("plies=60")),
 ];
 
 /// The program, started in `directory`.
@@ -53,7 +55,7 @@ fn copy_checkpoint(game: &str, directory: &Path) -> String {
 /// A small training run's settings that leave the anchors to the game.
 const TINY_RUN: &str = "[network]\nchannels = 8\nblocks = 1\n\n[selfplay]\ngames_per_generation = 2\ngames_per_shard = 2\ngames_in_flight = 2\nfull_simulations = 8\ncheap_simulations = 4\n\n[optimizer]\nbatch_size = 16\nsteps_per_generation = 2\n\n[evaluation]\nevery = 1\ngames = 2\nsimulations = 4\n";
 
-fn every_command(game: &str, first: &str) {
+fn every_command((game, first, short_games): (&str, &str, Option<&str>)) {
     let directory = tempfile::tempdir().expect("temp dir");
     let here = directory.path();
 
@@ -156,20 +158,21 @@ fn every_command(game: &str, first: &str) {
 
     // train with the game's own default anchors, then more self-play.
     std::fs::write(here.join("tiny.toml"), TINY_RUN).expect("config");
-    let trained = run(
-        here,
-        &[
-            "train",
-            "--game",
-            game,
-            "--run",
-            "run",
-            "--config",
-            "tiny.toml",
-            "--generations",
-            "1",
-        ],
-    );
+    let mut train = vec![
+        "train",
+        "--game",
+        game,
+        "--run",
+        "run",
+        "--config",
+        "tiny.toml",
+        "--generations",
+        "1",
+    ];
+    if let Some(rules) = short_games {
+        train.extend(["--rules", rules]);
+    }
+    let trained = run(here, &train);
     assert!(trained.contains("generation 1:"), "{trained}");
     assert!(
         trained.contains("against "),
@@ -310,15 +313,20 @@ fn every_command(game: &str, first: &str) {
 
 #[test]
 fn every_command_plays_heraldis_from_outside_the_checkout() {
-    every_command(GAMES[0].0, GAMES[0].1);
+    every_command(GAMES[0]);
 }
 
 #[test]
 fn every_command_plays_havannah_from_outside_the_checkout() {
-    every_command(GAMES[1].0, GAMES[1].1);
+    every_command(GAMES[1]);
 }
 
 #[test]
 fn every_command_plays_halma_from_outside_the_checkout() {
-    every_command(GAMES[2].0, GAMES[2].1);
+    every_command(GAMES[2]);
+}
+
+#[test]
+fn every_command_plays_bulltricker_from_outside_the_checkout() {
+    every_command(GAMES[3]);
 }
