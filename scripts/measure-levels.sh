@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the playing levels of a checkpoint: each level against the level
 # below it, GAMES games (colours swapped on every opening), and prints the
-# Markdown table of the README.
+# Markdown table of docs/levels.md.
 #
 #   scripts/measure-levels.sh [MODEL_DIR] [GAMES]
 set -euo pipefail

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::registry::{GAME_NAMES, rules_help};
+use grandmaitre_play::registry::{GAME_NAMES, rules_help};
 
 /// The game of every command without `--game`: the first registered.
 const DEFAULT_GAME: &str = GAME_NAMES[0];
@@ -310,9 +310,10 @@ pub struct CalibrateArgs {
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The checkpoint directory.
+    /// A checkpoint directory (default: the game's shipped model, inside
+    /// the program).
     #[arg(long)]
-    pub model: std::path::PathBuf,
+    pub model: Option<std::path::PathBuf>,
     /// The directory to write.
     #[arg(long)]
     pub out: std::path::PathBuf,

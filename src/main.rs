@@ -2,10 +2,6 @@
 
 mod cli;
 mod commands;
-mod openspiel;
-mod players;
-mod plot;
-mod registry;
 
 use std::process::ExitCode;
 

@@ -1,5 +1,7 @@
 //! End-to-end tests of the `grandmaitre` binary.
 
+use std::path::{Path, PathBuf};
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 
@@ -147,50 +149,102 @@ fn bad_input_gets_a_one_line_error_and_status_2() {
     }
 }
 
-/// Every `$ grandmaitre …` line in the README's console blocks runs, and
-/// prints the lines written under it.
+/// The README and the reference pages under `docs/`, each with its text.
+fn documentation() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/ is readable")
+        .map(|entry| entry.expect("docs/ entry").path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    pages
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("documentation page reads");
+            let name = path.strip_prefix(root).expect("inside the checkout");
+            (name.display().to_string(), text)
+        })
+        .collect()
+}
+
+/// Every `$ grandmaitre …` line in the console blocks of the README and of
+/// `docs/` runs, and prints the lines written under it.
 #[test]
-fn readme_examples_run_as_written() {
-    let readme = include_str!("../README.md");
+fn documented_examples_run_as_written() {
     let mut examples = 0;
-    let mut in_console = false;
-    let mut current: Option<(String, Vec<String>)> = None;
-    let mut finished = Vec::new();
-    for line in readme.lines() {
-        if line.starts_with("```console") {
-            in_console = true;
-            continue;
-        }
-        if !in_console {
-            continue;
-        }
-        if line.starts_with("```") || line.starts_with("$ ") {
-            finished.extend(current.take());
-        }
-        if line.starts_with("```") {
-            in_console = false;
-        } else if let Some(command) = line.strip_prefix("$ grandmaitre ") {
-            current = Some((command.to_string(), Vec::new()));
-        } else if let Some((_, expected)) = current.as_mut() {
-            expected.push(line.to_string());
-        }
-    }
-    for (command, expected) in finished {
-        let args = shlex::split(&command).expect("README command quotes");
-        let output = grandmaitre().args(&args).output().expect("runs");
-        assert!(output.status.success(), "README: grandmaitre {command}");
-        let stdout = String::from_utf8(output.stdout).expect("utf-8");
-        let printed: Vec<&str> = stdout.lines().collect();
-        for line in &expected {
-            if line.trim() == "…" {
+    for (page, text) in documentation() {
+        let mut in_console = false;
+        let mut current: Option<(String, Vec<String>)> = None;
+        let mut finished = Vec::new();
+        for line in text.lines() {
+            if line.starts_with("```console") {
+                in_console = true;
                 continue;
             }
-            assert!(
-                printed.contains(&line.as_str()),
-                "README: grandmaitre {command}: missing line '{line}' in:\n{stdout}"
-            );
+            if !in_console {
+                continue;
+            }
+            if line.starts_with("```") || line.starts_with("$ ") {
+                finished.extend(current.take());
+            }
+            if line.starts_with("```") {
+                in_console = false;
+            } else if let Some(command) = line.strip_prefix("$ grandmaitre ") {
+                current = Some((command.to_string(), Vec::new()));
+            } else if let Some((_, expected)) = current.as_mut() {
+                expected.push(line.to_string());
+            }
         }
-        examples += 1;
+        for (command, expected) in finished {
+            let args = shlex::split(&command).expect("documented command quotes");
+            let output = grandmaitre().args(&args).output().expect("runs");
+            assert!(output.status.success(), "{page}: grandmaitre {command}");
+            let stdout = String::from_utf8(output.stdout).expect("utf-8");
+            let printed: Vec<&str> = stdout.lines().collect();
+            for line in &expected {
+                if line.trim() == "…" {
+                    continue;
+                }
+                assert!(
+                    printed.contains(&line.as_str()),
+                    "{page}: grandmaitre {command}: missing line '{line}' in:\n{stdout}"
+                );
+            }
+            examples += 1;
+        }
     }
-    assert!(examples >= 3, "only {examples} README examples found");
+    assert!(examples >= 3, "only {examples} documented examples found");
+}
+
+/// The relative links of the README and of `docs/` name files that exist
+/// (a page moved or renamed leaves no dangling link).
+#[test]
+fn documentation_links_resolve() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut links = 0;
+    for (page, text) in documentation() {
+        let directory = root
+            .join(&page)
+            .parent()
+            .expect("a page has a folder")
+            .to_path_buf();
+        for (start, _) in text.match_indices("](") {
+            let rest = &text[start + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            if target.starts_with("http") || target.starts_with('#') || target.contains(' ') {
+                continue;
+            }
+            let file = target.split('#').next().expect("split yields one part");
+            assert!(
+                directory.join(file).exists(),
+                "{page}: the link to '{target}' names no file"
+            );
+            links += 1;
+        }
+    }
+    assert!(links >= 10, "only {links} documentation links found");
 }

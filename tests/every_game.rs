@@ -196,6 +196,12 @@ fn every_command((game, first, short_games): (&str, &str, Option<&str>)) {
         json(&std::fs::read_to_string(here.join("export/model.json")).expect("model.json"));
     assert_eq!(description["game"], game);
     assert!(here.join("export/model.onnx").is_file());
+    // Without --model: the shipped model, as every other command takes it.
+    run(here, &["export", "--game", game, "--out", "shipped-export"]);
+    let shipped =
+        json(&std::fs::read_to_string(here.join("shipped-export/model.json")).expect("model.json"));
+    assert_eq!(shipped["game"], game);
+    assert_eq!(shipped["network"], description["network"]);
 
     // The benchmarks.
     run(

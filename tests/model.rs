@@ -566,3 +566,35 @@ fn advice_commands_refuse_bad_input_in_one_line() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+/// The committed export's JavaScript modules are the ones the program
+/// writes (`web/`, compiled in): an edit of `web/` without a new export
+/// fails here.
+#[test]
+fn the_committed_export_carries_the_modules_of_web() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut compared = 0;
+    for game in std::fs::read_dir(root.join("checkpoints")).expect("checkpoints/") {
+        let export = game.expect("an entry").path().join("export");
+        let Ok(files) = std::fs::read_dir(&export) else {
+            continue;
+        };
+        for file in files {
+            let path = file.expect("an entry").path();
+            if path.extension().is_none_or(|extension| extension != "js") {
+                continue;
+            }
+            let name = path.file_name().expect("a file name");
+            let committed = std::fs::read(&path).expect("the committed module");
+            let source = std::fs::read(root.join("web").join(name)).expect("its source in web/");
+            assert!(
+                committed == source,
+                "{} differs from web/{}: export the model again",
+                path.display(),
+                name.to_string_lossy()
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 2, "only {compared} modules compared");
+}

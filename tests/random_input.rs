@@ -1,4 +1,5 @@
-//! The binary under random input: one engine-protocol session per game fed
+//! The binary under random input: one engine-protocol session per game (all
+//! four of them) fed
 //! thousands of random and mangled lines, and `calibrate --games-in` on
 //! damaged records files. The session answers every line that is not blank
 //! or a comment exactly once, in order, framed `=[id]` or `?[id]` and a
@@ -8,7 +9,9 @@
 use std::path::Path;
 
 use assert_cmd::Command;
+use grandmaitre_engine::bulltricker::Bulltricker;
 use grandmaitre_engine::game::random_states;
+use grandmaitre_engine::halma::Halma;
 use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
 use grandmaitre_engine::{Action, Game};
@@ -106,6 +109,74 @@ fn havannah_vocabulary() -> Vocabulary {
         moves,
         boards: boards.map(str::to_string).to_vec(),
         positions: random_states(&game, 40, 60, 2)
+            .iter()
+            .map(|state| game.format_state(state))
+            .collect(),
+    }
+}
+
+/// The moves of `game` in notation, as they are written in random games
+/// from the start, and a few that are not moves.
+fn moves_in_random_games<G: Game>(game: &G, junk: &[&str]) -> Vec<String> {
+    let mut moves = Vec::new();
+    let mut actions = Vec::new();
+    for state in random_states(game, 20, 40, 3) {
+        game.legal_actions(&state, &mut actions);
+        moves.extend(
+            actions
+                .iter()
+                .take(6)
+                .map(|&action| game.format_action(&state, action)),
+        );
+    }
+    moves.sort();
+    moves.dedup();
+    moves.extend(junk.iter().map(|word| word.to_string()));
+    moves
+}
+
+fn halma_vocabulary() -> Vocabulary {
+    let game = Halma::default();
+    let boards = [
+        "size=8",
+        "size=10",
+        "size=10 limit=50",
+        "size=12",
+        "limit=-1",
+        "compare=ge corner=h1",
+        "draw=0",
+        "adjudicate=race",
+        "size=8 size=10",
+    ];
+    Vocabulary {
+        game: "halma",
+        colours: vec!["white", "black", "w", "b", "White", "light"],
+        moves: moves_in_random_games(&game, &["a1-a1", "a1-z9", "pass", "-", "a1-"]),
+        boards: boards.map(str::to_string).to_vec(),
+        positions: random_states(&game, 40, 60, 4)
+            .iter()
+            .map(|state| game.format_state(state))
+            .collect(),
+    }
+}
+
+fn bulltricker_vocabulary() -> Vocabulary {
+    let game = Bulltricker::default();
+    let boards = [
+        "plies=400",
+        "plies=60 material=4",
+        "repetitions=2",
+        "adjudicate=material",
+        "plies=0",
+        "material=x",
+        "repetitions=1 plies=10",
+    ];
+    Vocabulary {
+        game: "bulltricker",
+        colours: vec!["white", "black", "w", "b", "White", "light"],
+        moves: moves_in_random_games(&game, &["a1-a1", "z9-a1", "pass", "x", "h8-"]),
+        boards: boards.map(str::to_string).to_vec(),
+        positions: random_states(&game, 40, 60, 5)
             .iter()
             .map(|state| game.format_state(state))
             .collect(),
@@ -327,6 +398,16 @@ fn a_heraldis_session_answers_every_line() {
 #[test]
 fn a_havannah_session_answers_every_line() {
     session(&havannah_vocabulary(), &["--layout", "base=5 swap=1"], 2);
+}
+
+#[test]
+fn a_halma_session_answers_every_line() {
+    session(&halma_vocabulary(), &[], 3);
+}
+
+#[test]
+fn a_bulltricker_session_answers_every_line() {
+    session(&bulltricker_vocabulary(), &[], 4);
 }
 
 #[test]

@@ -124,9 +124,30 @@ fn a_killed_run_resumes_without_losing_or_corrupting_anything() {
     // A generation is 4 shards of 2 games. Kill the run inside the self-play
     // of its second generation or a later one: the generation's first shard
     // written, three to come, its checkpoint not yet.
+    // The run is stopped (SIGSTOP) before its shards are counted, so that
+    // none can land between the count and the kill.
     let start = Instant::now();
     let inside_selfplay = |count: usize| count >= 5 && count % 4 == 1;
-    while !inside_selfplay(shards(&run).len()) && start.elapsed() < Duration::from_secs(60) {
+    let signal = |name: &str| {
+        let status = std::process::Command::new("kill")
+            .args([name, &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill {name}");
+    };
+    loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "never inside a generation's self-play: {} shards",
+            shards(&run).len()
+        );
+        if inside_selfplay(shards(&run).len()) {
+            signal("-STOP");
+            if inside_selfplay(shards(&run).len()) {
+                break;
+            }
+            signal("-CONT");
+        }
         std::thread::sleep(Duration::from_millis(2));
     }
     child.kill().expect("SIGKILL");

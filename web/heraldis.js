@@ -986,8 +986,10 @@ function playsItsBest(setting) {
  * A solution book of the export (`book.txt`, described by model.json's
  * `book`), as the engine reads it (engine/src/book.rs): one winning move
  * per position of the winner's, looked up through the symmetries of the
- * rules. The export wrote it only after checking it as a proof under these
- * rules, so it is not checked again here.
+ * rules. Like the engine, it is replayed from its root under the rules in
+ * force (the layout and ply limit of model.json) and kept only if every
+ * line ends in the winner's win; lines the replay does not reach are
+ * dropped. The constructor throws where it is not a proof.
  */
 export class Book {
   constructor(game, text, description) {
@@ -1026,6 +1028,58 @@ export class Book {
       }
       this.moves.set(line.slice(0, tab), line.slice(tab + 1).trim());
     }
+    this.check(game.parsePosition(description.root));
+  }
+
+  /**
+   * Replays the proof from `root`: every line ends in the winner's win
+   * and every winner's position on the way has its move, legal. Keeps
+   * only the moves of the positions it reached; throws where it fails.
+   */
+  check(root) {
+    const game = this.game;
+    const winnerKey = this.winner === LIGHT ? 'light' : 'dark';
+    const proven = new Map();
+    const seen = new Set();
+    const stack = [root];
+    while (stack.length > 0) {
+      const position = stack.pop();
+      const key = String(position);
+      if (seen.has(key)) {
+        continue;
+      }
+      seen.add(key);
+      const result = game.result(position);
+      if (result !== null) {
+        if (result[winnerKey] !== 1) {
+          throw new Error(`invalid book: ${key}: the game ends without ${winnerKey}'s win`);
+        }
+        continue;
+      }
+      if (position.side === this.winner) {
+        const move = this.moves.get(key);
+        if (move === undefined) {
+          throw new Error(`invalid book: ${key}: the book has no move there`);
+        }
+        let action;
+        try {
+          action = game.parseAction(position, move);
+        } catch (error) {
+          throw new Error(`invalid book: ${key}: ${error.message}`);
+        }
+        proven.set(key, move);
+        stack.push(game.applyLegal(position, action));
+      } else {
+        const actions = game.legalActions(position);
+        if (actions.length === 0) {
+          throw new Error(`invalid book: ${key}: no legal move and the game is not over`);
+        }
+        for (const action of actions) {
+          stack.push(game.applyLegal(position, action));
+        }
+      }
+    }
+    this.moves = proven;
   }
 
   /** `position` with every cell moved by `map`. */
@@ -1124,12 +1178,27 @@ export class GrandMaitre {
     }
     const plyLimit = description.ply_limit ?? DEFAULT_PLY_LIMIT;
     const game = new Heraldis(layoutOf(description), plyLimit);
-    const solution = description.book ? new Book(game, book, description.book) : null;
+    // As in the engine, a book that is no proof under these rules (an
+    // edited ply limit, another layout) is not used: `bookRefused` says why.
+    let solution = null;
+    let refused = null;
+    if (description.book) {
+      try {
+        solution = new Book(game, book, description.book);
+      } catch (error) {
+        if (typeof book !== 'string') {
+          throw error;
+        }
+        refused = error.message;
+      }
+    }
     const bytes = model instanceof Uint8Array ? model : new Uint8Array(model);
     const session = sessionOptions
       ? await ort.InferenceSession.create(bytes, sessionOptions)
       : await ort.InferenceSession.create(bytes);
-    return new GrandMaitre(ort, session, description, game, solution);
+    const grandMaitre = new GrandMaitre(ort, session, description, game, solution);
+    grandMaitre.bookRefused = refused;
+    return grandMaitre;
   }
 
   /**

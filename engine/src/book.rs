@@ -61,6 +61,28 @@ impl<G: Game> Book<G> {
         text
     }
 
+    /// [`Book::text`] read back through [`Book::read`]: the text of a book
+    /// that proves its claim under `game`'s rules, or why it does not (a
+    /// proof with a hole is refused before it is written anywhere).
+    pub fn checked_text(
+        game: &G,
+        comment: &str,
+        root: &G::State,
+        winner: Player,
+        lines: &[(G::State, Action)],
+    ) -> Result<(Book<G>, String), String> {
+        let text = Book::text(game, comment, root, winner, lines);
+        let book = Book::read(game, &text)?;
+        if book.len() != lines.len() {
+            return Err(format!(
+                "{} of the proof's {} positions are off its lines",
+                lines.len() - book.len(),
+                lines.len()
+            ));
+        }
+        Ok((book, text))
+    }
+
     /// Reads a book and checks that it proves its claim under `game`'s
     /// rules; the error says where it does not (a line that does not read,
     /// a position without its move, a line that does not end in a win).
@@ -103,19 +125,24 @@ impl<G: Game> Book<G> {
         }
         let root = root.ok_or("no '# root: POSITION' line")?;
         let winner = winner.ok_or("no '# winner: PLAYER' line")?;
-        let book = Book {
+        let mut book = Book {
             winner,
             root,
             moves,
             symmetries: rule_symmetries(game),
         };
-        book.check(game)?;
+        let proven = book.check(game)?;
+        // A line the replay did not reach is no part of the proof: kept, it
+        // would answer `best_move` and `outcome` without having been checked.
+        book.moves.retain(|state, _| proven.contains(state));
         Ok(book)
     }
 
     /// Replays the proof from the root: every line must end in the
-    /// winner's win.
-    fn check(&self, game: &G) -> Result<(), String> {
+    /// winner's win. Returns the winner's positions the replay reached,
+    /// the only ones the check vouches for.
+    fn check(&self, game: &G) -> Result<HashSet<G::State>, String> {
+        let mut proven = HashSet::new();
         let mut seen = HashSet::new();
         let mut stack = vec![self.root.clone()];
         let mut actions = Vec::new();
@@ -138,6 +165,7 @@ impl<G: Game> Book<G> {
                 let action = self.moves.get(&state).ok_or_else(|| {
                     format!("{}: the book has no move there", game.format_state(&state))
                 })?;
+                proven.insert(state.clone());
                 // Legal: `read` checked every move of the book.
                 let mut child = state.clone();
                 game.apply_unchecked(&mut child, *action);
@@ -157,7 +185,7 @@ impl<G: Game> Book<G> {
                 }
             }
         }
-        Ok(())
+        Ok(proven)
     }
 
     /// The side the book wins for.

@@ -188,6 +188,33 @@ fn positions_off_the_book_are_not_proven() {
 }
 
 #[test]
+fn a_line_the_proof_never_reaches_is_not_kept() {
+    let game = Heraldis::default();
+    // After Light's a1 (not the book's move) and Dark's first reply, a
+    // position the replay from the root never meets, given a legal move as
+    // if it won.
+    let start = game.initial_state();
+    let off = game
+        .play(&start, game.parse_action(&start, "a1").expect("a1"))
+        .expect("legal");
+    let mut replies = Vec::new();
+    game.legal_actions(&off, &mut replies);
+    let position = game.play(&off, replies[0]).expect("legal");
+    let mut moves = Vec::new();
+    game.legal_actions(&position, &mut moves);
+    let stray = format!(
+        "{}\t{}\n",
+        game.format_state(&position),
+        game.format_action(&position, moves[0])
+    );
+    let book = Book::read(&game, &format!("{PROOF}{stray}")).expect("still a proof");
+    assert_eq!(book.len(), 16_809);
+    assert_eq!(book.best_move(&game, &position), None);
+    assert_eq!(book.outcome(&game, &position), None);
+    assert_eq!(book.outcome(&game, &off), None);
+}
+
+#[test]
 fn light_playing_the_book_beats_every_random_defence() {
     let game = Heraldis::default();
     let book = Arc::new(read(&game));
@@ -225,4 +252,39 @@ fn a_book_written_back_reads_the_same() {
     let again = Book::read(&game, &text).expect("reads");
     assert_eq!(again.len(), book.len());
     assert_eq!(text.lines().filter(|l| !l.starts_with('#')).count(), 16_809);
+}
+
+#[test]
+fn a_proof_is_written_only_if_it_reads_back_whole() {
+    let game = Heraldis::default();
+    let book = read(&game);
+    let mut lines = Vec::new();
+    for line in PROOF.lines().filter(|l| !l.starts_with('#')) {
+        let (position, _) = line.split_once('\t').expect("a line");
+        let state = game.parse_state(position).expect("position");
+        lines.push((state, book.best_move(&game, &state).expect("its move")));
+    }
+    let (again, _) = Book::checked_text(&game, "whole", book.root(), book.winner(), &lines)
+        .expect("the whole proof");
+    assert_eq!(again.len(), lines.len());
+    // Without one of its positions: a hole, refused.
+    let holed: Vec<_> = lines.iter().skip(1).cloned().collect();
+    let error =
+        Book::checked_text(&game, "holed", book.root(), book.winner(), &holed).expect_err("a hole");
+    assert!(error.ends_with("the book has no move there"), "{error}");
+    // With a position no line reaches: refused too.
+    let start = game.initial_state();
+    let off = game
+        .play(&start, game.parse_action(&start, "a1").expect("a1"))
+        .expect("legal");
+    let mut replies = Vec::new();
+    game.legal_actions(&off, &mut replies);
+    let stray = game.play(&off, replies[0]).expect("legal");
+    let mut moves = Vec::new();
+    game.legal_actions(&stray, &mut moves);
+    let mut padded = lines.clone();
+    padded.push((stray, moves[0]));
+    let error = Book::checked_text(&game, "padded", book.root(), book.winner(), &padded)
+        .expect_err("a stray line");
+    assert_eq!(error, "1 of the proof's 16810 positions are off its lines");
 }

@@ -1,6 +1,6 @@
 //! Bulltricker rule fixtures written by hand from the rules
 //! (`shared/rules/bulltricker.md`) and the engine rules that settle its
-//! open points (the README's Bulltricker section), checked against the naive
+//! open points (docs/bulltricker.md), checked against the naive
 //! implementation in `support/bulltricker_naive.rs` and against the
 //! engine's (`grandmaitre_engine::bulltricker`): each position is read by
 //! both, and every move list, move and result is asserted on both.

@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::calibration::{Calibration, Calibrations};
+use crate::inference::NetworkEvaluator;
 use crate::network::{Network, NetworkConfig};
 
 /// Version of the checkpoint layout.
@@ -142,6 +143,11 @@ pub fn now() -> String {
 }
 
 impl Checkpoint {
+    /// The checkpoint's network as a search's evaluator.
+    pub fn evaluator(&self) -> NetworkEvaluator {
+        NetworkEvaluator::of(&self.network, &self.metadata.network)
+    }
+
     /// Writes the checkpoint to the directory `path`, replacing any there.
     pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
         save(&self.network, &self.metadata.network, &self.metadata, path)

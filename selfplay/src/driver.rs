@@ -24,6 +24,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
 
 use grandmaitre_engine::search::{
     Evaluator, GumbelConfig, MoveChoice, RootSelection, Search, SearchConfig, SearchResult,
@@ -33,8 +34,10 @@ use grandmaitre_engine::{Game, Outcome};
 
 use crate::record::{GameRecord, PositionRecord};
 
-/// How self-play games are played.
-#[derive(Clone, Debug, PartialEq)]
+/// How self-play games are played (a training run's `[selfplay]` table
+/// holds these fields beside its own; every field has a default).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SelfPlayConfig {
     /// Games played at once (their leaves share each evaluator call).
     pub games_in_flight: usize,

@@ -3,17 +3,15 @@
 
 use std::path::PathBuf;
 
-use std::time::Instant;
-
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use grandmaitre_engine::levels::{self, ADVICE_LEVEL, Level, Setting};
 use grandmaitre_engine::{Game, Outcome};
 use grandmaitre_model::bar::{self, BAR_SIMULATIONS};
 use serde_json::json;
 
 use super::PositionTask;
-use crate::players::ModelChoice;
-use crate::registry::{self, GameTask, Registered};
+use grandmaitre_play::players::ModelChoice;
+use grandmaitre_play::registry::{self, Registered};
 
 /// `advise`: the move, its line, the values, the alternatives.
 pub struct Advise {
@@ -255,60 +253,6 @@ impl PositionTask for Winprob {
                 percent(shown[2])
             );
         }
-        Ok(())
-    }
-}
-
-/// `bench winprob`: the bar's latency on one thread.
-pub struct BarBench {
-    pub model: Option<PathBuf>,
-    pub positions: usize,
-}
-
-impl GameTask for BarBench {
-    fn run<G: Registered>(self, game: G) -> Result<()> {
-        let game = &game;
-        let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
-        let calibration = model.calibration(game).cloned();
-        let evaluator = model.evaluator;
-        // Timed without the book: the search is what costs.
-        let states: Vec<G::State> =
-            grandmaitre_engine::game::random_states(game, self.positions, 12, 7)
-                .into_iter()
-                .filter(|s| game.outcome(s).is_none())
-                .collect();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .context("starting one thread")?;
-        let mut times: Vec<f64> = pool.install(|| {
-            // Warm the buffers once.
-            bar::bar(game, &states[0], &evaluator, calibration.as_ref(), None);
-            states
-                .iter()
-                .map(|state| {
-                    let start = Instant::now();
-                    std::hint::black_box(bar::bar(
-                        game,
-                        state,
-                        &evaluator,
-                        calibration.as_ref(),
-                        None,
-                    ));
-                    start.elapsed().as_secs_f64() * 1000.0
-                })
-                .collect()
-        });
-        times.sort_by(f64::total_cmp);
-        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-        let mean = times.iter().sum::<f64>() / times.len() as f64;
-        println!(
-            "bar ({BAR_SIMULATIONS} simulations, one thread, {} positions): mean {mean:.2} ms, median {:.2} ms, 95th percentile {:.2} ms, max {:.2} ms (budget 20 ms)",
-            times.len(),
-            at(0.5),
-            at(0.95),
-            at(1.0)
-        );
         Ok(())
     }
 }

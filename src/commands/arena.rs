@@ -14,8 +14,8 @@ use serde_json::json;
 
 use super::write_atomically;
 use crate::cli::ArenaArgs;
-use crate::players::{PlayerSpec, PreparedPlayer};
-use crate::registry::{self, GameTask, Registered};
+use grandmaitre_play::players::{PlayerSpec, PreparedPlayer};
+use grandmaitre_play::registry::{self, GameTask, Registered};
 
 /// Validates the arguments and plays the match.
 pub fn run(args: ArenaArgs) -> Result<()> {

@@ -1,12 +1,20 @@
 //! `grandmaitre bench`: speed measurements (never timed assertions in tests).
 
+use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 use grandmaitre_engine::search::{Search, SearchConfig, UniformEvaluator};
+use grandmaitre_model::Backend;
+use grandmaitre_play::bench::nn::NnSettings;
+use grandmaitre_play::bench::train::TrainSettings;
+use grandmaitre_play::bench::{self, NetworkShape};
+use grandmaitre_play::players::ModelChoice;
+use grandmaitre_play::registry::{self, GameTask, Registered};
+use grandmaitre_train::TrainingConfig;
 
 use super::PositionTask;
-use crate::registry::Registered;
+use crate::cli::{BenchNnArgs, BenchSelfplayArgs, BenchTrainArgs, NetworkArgs};
 
 /// Times perft on one thread.
 pub struct PerftBench {
@@ -91,6 +99,156 @@ impl PositionTask for SearchBench {
                 self.simulations
             );
         }
+        Ok(())
+    }
+}
+
+/// The network `--model`, `--channels`, `--blocks` and `--pooled` name.
+fn shape(args: &NetworkArgs) -> NetworkShape {
+    NetworkShape {
+        model: args.model.clone(),
+        channels: args.channels,
+        blocks: args.blocks,
+        pooled: args.pooled,
+    }
+}
+
+/// `bench nn` on the game of `--game`, on `--threads` threads.
+pub fn nn(args: BenchNnArgs) -> Result<()> {
+    if args.threads == Some(0) {
+        bail!("--threads must be positive");
+    }
+    let batches: Vec<usize> = args
+        .batches
+        .split(',')
+        .map(|b| b.trim().parse::<usize>().ok().filter(|&b| b > 0))
+        .collect::<Option<_>>()
+        .with_context(|| {
+            format!(
+                "invalid --batches '{}': expected sizes like 1,8,64",
+                args.batches
+            )
+        })?;
+    let burn = match args.burn.as_str() {
+        "none" => None,
+        name => Some(name.parse::<Backend>().map_err(anyhow::Error::msg)?),
+    };
+    let settings = NnSettings {
+        network: shape(&args.network),
+        batches,
+        seconds: args.seconds,
+        burn,
+        save: args.save,
+    };
+    registry::dispatch(
+        &args.game,
+        None,
+        NnBench {
+            settings,
+            threads: args.threads,
+        },
+    )
+}
+
+struct NnBench {
+    settings: NnSettings,
+    threads: Option<usize>,
+}
+
+impl GameTask for NnBench {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads.unwrap_or(0))
+            .build()
+            .context("starting the benchmark's threads")?
+            .install(|| bench::nn::nn(&game, &self.settings, &mut std::io::stdout()))
+    }
+}
+
+/// `bench selfplay` on `--game` with `--rules`.
+pub fn selfplay(args: BenchSelfplayArgs) -> Result<()> {
+    if !(args.seconds.is_finite() && args.seconds > 0.0) {
+        bail!("--seconds must be positive");
+    }
+    let training = match &args.config {
+        Some(path) => super::read_settings(path)?,
+        None => TrainingConfig::default(),
+    };
+    let task = SelfplayBench {
+        network: shape(&args.network),
+        training,
+        seconds: args.seconds,
+    };
+    registry::dispatch(&args.game, args.rules.as_deref(), task)
+}
+
+struct SelfplayBench {
+    network: NetworkShape,
+    training: TrainingConfig,
+    seconds: f64,
+}
+
+impl GameTask for SelfplayBench {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        bench::selfplay::selfplay(
+            &game,
+            &self.network,
+            &self.training,
+            self.seconds,
+            &mut std::io::stdout(),
+        )
+    }
+}
+
+/// `bench train` on the game of `--game`.
+pub fn train(args: BenchTrainArgs) -> Result<()> {
+    let backends: Vec<Backend> = args
+        .backends
+        .split(',')
+        .map(|name| name.trim().parse::<Backend>().map_err(anyhow::Error::msg))
+        .collect::<Result<_>>()
+        .context("in --backends")?;
+    let cuda = match args.device.as_str() {
+        "cpu" => false,
+        "cuda" => true,
+        other => bail!("unknown device '{other}': expected cpu or cuda"),
+    };
+    let training = args
+        .config
+        .as_deref()
+        .map(super::read_settings)
+        .transpose()?;
+    let settings = TrainSettings {
+        backends,
+        cuda,
+        training,
+        channels: args.channels,
+        blocks: args.blocks,
+        batch: args.batch,
+        steps: args.steps,
+        warmup: args.warmup,
+    };
+    registry::dispatch(&args.game, None, TrainBench(settings))
+}
+
+struct TrainBench(TrainSettings);
+
+impl GameTask for TrainBench {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        bench::train::train(&game, &self.0, &mut std::io::stdout())
+    }
+}
+
+/// `bench winprob`: the bar's latency on one thread.
+pub struct BarBench {
+    pub model: Option<PathBuf>,
+    pub positions: usize,
+}
+
+impl GameTask for BarBench {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        let model = ModelChoice::from_arg(self.model.as_deref());
+        println!("{}", bench::bar::bar(&game, &model, self.positions)?);
         Ok(())
     }
 }

@@ -4,9 +4,6 @@
 mod advise;
 mod arena;
 mod bench;
-mod bench_nn;
-mod bench_selfplay;
-mod bench_train;
 mod calibrate;
 mod export;
 mod gtp;
@@ -19,7 +16,8 @@ use anyhow::{Context, Result};
 use grandmaitre_engine::Game;
 
 use crate::cli::{BenchCommand, Cli, Command, PositionArgs};
-use crate::registry::{self, GameTask, Registered};
+use grandmaitre_play::registry::{self, GameTask, Registered};
+use grandmaitre_play::write_atomically;
 
 /// Seconds of a `--time` text (90s, 45m, 2h).
 pub(crate) fn seconds_of(time: &str) -> Result<f64> {
@@ -112,13 +110,13 @@ pub fn run(cli: Cli) -> Result<()> {
                 repeat: args.repeat.max(1),
             },
         ),
-        Command::Bench(BenchCommand::Nn(args)) => bench_nn::run(args),
-        Command::Bench(BenchCommand::Train(args)) => bench_train::run(args),
-        Command::Bench(BenchCommand::Selfplay(args)) => bench_selfplay::run(args),
+        Command::Bench(BenchCommand::Nn(args)) => bench::nn(args),
+        Command::Bench(BenchCommand::Train(args)) => bench::train(args),
+        Command::Bench(BenchCommand::Selfplay(args)) => bench::selfplay(args),
         Command::Bench(BenchCommand::Winprob(args)) => registry::dispatch(
             &args.game,
             args.rules.as_deref(),
-            advise::BarBench {
+            bench::BarBench {
                 model: args.model,
                 positions: args.positions.max(1),
             },
@@ -179,11 +177,4 @@ fn position<G: Game>(game: &G, args: &PositionArgs) -> Result<G::State> {
         }
     }
     Ok(state)
-}
-
-/// Writes `bytes` to `path` atomically (the engine's one way to replace a
-/// file), with the path in the error.
-pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    grandmaitre_engine::files::write_atomically(path, bytes)
-        .with_context(|| format!("writing {}", path.display()))
 }

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use super::PositionTask;
-use crate::registry::Registered;
+use grandmaitre_play::registry::Registered;
 
 /// Prints the rendered position.
 pub struct Show;

@@ -10,7 +10,7 @@ use grandmaitre_engine::solve::{Budget, Progress, Solution, Solver};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::PositionTask;
-use crate::registry::Registered;
+use grandmaitre_play::registry::Registered;
 
 /// Solves the position within a budget.
 pub struct Solve {
@@ -95,7 +95,8 @@ impl PositionTask for Solve {
                 G::NAME,
                 game.parameters()
             );
-            let text = Book::text(game, &comment, &state, winner, &book);
+            let (_, text) = Book::checked_text(game, &comment, &state, winner, &book)
+                .map_err(|reason| anyhow::anyhow!("the proof does not read back: {reason}"))?;
             grandmaitre_engine::files::write_atomically(path, text.as_bytes())
                 .with_context(|| format!("cannot write {}", path.display()))?;
             println!(

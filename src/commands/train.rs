@@ -7,16 +7,14 @@ use anyhow::{Context, Result, bail};
 use grandmaitre_model::Backend;
 use std::path::Path;
 
-use grandmaitre_engine::arena::{MatchConfig, play_match};
-use grandmaitre_train::config::{EvaluationSettings, Layouts};
-use grandmaitre_train::run::Rating;
 use grandmaitre_train::store::Store;
 use grandmaitre_train::{Progress, Run, SelfPlay, StopAfter, TrainingConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{SelfplayArgs, TrainArgs};
-use crate::players::{ModelChoice, PlayerSpec, SearchTuning};
-use crate::registry::{self, GameTask, Registered};
+use grandmaitre_play::players::PlayerSpec;
+use grandmaitre_play::registry::{self, GameTask, Registered};
+use grandmaitre_play::training::{check_run_rules, for_new_run, game_for, plot_strength, rate};
 
 /// When to stop: after `time`, or after `count` units (one by default).
 fn stop_after(time: Option<&str>, count: Option<u32>) -> Result<StopAfter> {
@@ -25,25 +23,6 @@ fn stop_after(time: Option<&str>, count: Option<u32>) -> Result<StopAfter> {
         (None, Some(count)) => StopAfter::Generations(count),
         (None, None) => StopAfter::Generations(1),
     })
-}
-
-/// The rules of self-play game `seed` under the run's layout choice (games
-/// without random boards always play on their one board).
-fn game_for<G: Registered>(base: &G, layouts: Layouts, seed: u64) -> G {
-    match layouts {
-        Layouts::Default => base.clone(),
-        Layouts::Mixed if seed.is_multiple_of(2) => base.clone(),
-        Layouts::Random | Layouts::Mixed => base.random_board(seed).unwrap_or_else(|| base.clone()),
-    }
-}
-
-/// `grandmaitre selfplay`: more self-play for an existing run.
-/// Reads training settings from a TOML file.
-fn read_config(file: &Path) -> Result<TrainingConfig> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    TrainingConfig::from_toml(&text)
-        .map_err(|reason| anyhow::anyhow!("invalid config {}: {reason}", file.display()))
 }
 
 /// The settings a run keeps, if `run` is one (a local directory that does
@@ -72,26 +51,12 @@ fn run_rules(run: &str, given: Option<&str>, config: Option<&Path>) -> Result<Op
         return Ok(stored.rules);
     }
     Ok(match config {
-        Some(file) => read_config(file)?.rules,
+        Some(file) => super::read_settings(file)?.rules,
         None => None,
     })
 }
 
-/// Refuses to go on with a run under other rules than its own.
-fn check_run_rules<G: Registered>(run: &Run, game: &G) -> Result<()> {
-    let own = match &run.config.rules {
-        Some(rules) => G::with_rules(rules)?.parameters(),
-        None => G::default().parameters(),
-    };
-    if own != game.parameters() {
-        bail!(
-            "the run plays the rules '{own}', not '{}': resume it without --rules, or use a new run",
-            game.parameters()
-        );
-    }
-    Ok(())
-}
-
+/// `grandmaitre selfplay`: more self-play for an existing run.
 pub fn selfplay(args: SelfplayArgs) -> Result<()> {
     let rules = run_rules(&args.run, args.rules.as_deref(), None)?;
     registry::dispatch(&args.game.clone(), rules.as_deref(), Selfplay { args })
@@ -154,21 +119,13 @@ impl GameTask for Train {
     }
 }
 
-/// `config` with the game's default anchors where it names none.
-/// A new run's settings: the game's own anchors unless the settings name
-/// some, and the rules of `game` unless they are the default ones.
-fn for_new_run<G: Registered>(mut config: TrainingConfig, game: &G) -> TrainingConfig {
-    if config.evaluation.anchors.is_none() {
-        config.evaluation.anchors = Some(G::ANCHORS.iter().map(|a| a.to_string()).collect());
-    }
-    let rules = game.parameters();
-    config.rules = (rules != G::default().parameters()).then_some(rules);
-    config
-}
-
 fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
     let stop = stop_after(args.time.as_deref(), args.generations)?;
-    let config = args.config.as_deref().map(read_config).transpose()?;
+    let config = args
+        .config
+        .as_deref()
+        .map(super::read_settings)
+        .transpose()?;
     // A new run records the anchors it is rated against: the game's own
     // unless its settings name others.
     let config = match config {
@@ -298,103 +255,4 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
         shard_reads.iter().sum::<usize>()
     );
     Ok(())
-}
-
-/// Draws `strength.png` from the run's `evaluation.csv`: the Elo
-/// difference against each fixed anchor over the generations, with 95 %
-/// intervals (clipped to ±600 where a match was all wins or losses). In the
-/// run's directory, or beside its cached checkpoints for a run in an object
-/// store.
-pub fn plot_strength(run: &Run) -> Result<()> {
-    let rows = run.ratings()?;
-    let mut series: Vec<crate::plot::Series> = Vec::new();
-    for row in rows {
-        // Earlier checkpoints of the run are opponents too; only the fixed
-        // anchors give a curve on one scale.
-        if PlayerSpec::parse(&row.opponent).is_err() || row.elo.is_nan() {
-            continue;
-        }
-        let clip = |x: f64| {
-            if x.is_nan() {
-                x
-            } else {
-                x.clamp(-600.0, 600.0)
-            }
-        };
-        let point = (
-            f64::from(row.generation),
-            clip(row.elo),
-            clip(row.elo_low),
-            clip(row.elo_high),
-        );
-        let name = format!("against {}", row.opponent);
-        match series.iter_mut().find(|s| s.name == name) {
-            Some(line) => line.points.push(point),
-            None => series.push(crate::plot::Series {
-                name,
-                points: vec![point],
-            }),
-        }
-    }
-    crate::plot::line_chart(
-        &run.local_directory().join("strength.png"),
-        &format!("{}: strength against the anchors", run.location()),
-        "generation",
-        "Elo difference (95 % interval)",
-        (-600.0, 600.0),
-        &series,
-    )
-}
-
-/// Matches of the checkpoint against the anchors and the previously rated
-/// checkpoint.
-fn rate<G: Registered>(
-    game: &G,
-    settings: &EvaluationSettings,
-    anchors: &[String],
-    generation: u32,
-    checkpoint: &Path,
-    previous: Option<&Path>,
-) -> Result<Vec<Rating>> {
-    let model = |path: &Path| PlayerSpec::Model {
-        model: ModelChoice::Directory(path.to_path_buf()),
-        simulations: settings.simulations,
-        tuning: SearchTuning::default(),
-        book: false,
-        opening: 0,
-    };
-    let mut opponents: Vec<(String, PlayerSpec)> = anchors
-        .iter()
-        .map(|spec| Ok((spec.clone(), PlayerSpec::parse(spec)?)))
-        .collect::<Result<_>>()?;
-    if let Some(previous) = previous {
-        opponents.push((previous.display().to_string(), model(previous)));
-    }
-    let player = model(checkpoint).prepare(game)?;
-    let mut ratings = Vec::new();
-    for (name, spec) in opponents {
-        let opponent = spec.prepare(game)?;
-        let config = MatchConfig {
-            games: settings.games,
-            openings: settings.games.div_ceil(2),
-            opening_plies: 1,
-            seed: u64::from(generation),
-            sprt: None,
-        };
-        let (stats, _) = play_match(
-            |_| game.clone(),
-            |seed| player.build(game, seed).expect("prepared"),
-            |seed| opponent.build(game, seed).expect("prepared"),
-            &config,
-            |_, _| {},
-        );
-        let elo = stats.elo();
-        ratings.push(Rating {
-            opponent: name,
-            games: stats.games(),
-            score: stats.score(),
-            elo: [elo.elo, elo.low, elo.high],
-        });
-    }
-    Ok(ratings)
 }

@@ -117,48 +117,22 @@ impl Stage {
     }
 }
 
-/// Self-play settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+/// Self-play settings, the `[selfplay]` table: the run's own (games a
+/// generation and a shard, which boards) beside how each game is played
+/// (the self-play driver's [`SelfPlayConfig`], whose fields the table
+/// holds as they are).
+#[derive(Clone, Debug, PartialEq)]
 pub struct SelfPlaySettings {
     /// Games per generation.
     pub games_per_generation: usize,
     /// Games written to disk together (what a crash can lose at most).
     pub games_per_shard: usize,
-    /// Games played at once.
-    pub games_in_flight: usize,
-    /// Simulations of a full search.
-    pub full_simulations: u32,
-    /// Simulations of a cheap search.
-    pub cheap_simulations: u32,
-    /// Fraction of moves with a full search (the policy targets).
-    pub full_search_fraction: f64,
-    /// Opening plies whose move is sampled by visit count.
-    pub temperature_plies: u32,
-    /// Root Dirichlet noise weight on full searches.
-    pub dirichlet_weight: f32,
-    /// Use the Gumbel root.
-    pub gumbel: bool,
     /// Boards: default, random or mixed.
     pub layouts: Layouts,
-    /// Searches use the moves the rules force (decisive and anti-decisive
-    /// moves, where the game knows them).
-    pub decisive_moves: bool,
-    /// Forced playouts with policy target pruning on full searches (KataGo's
-    /// k, 2 in its runs; 0: none).
-    pub forced_playouts: f32,
-    /// Share of the games that start near the game's end, walked back
-    /// (`Game::reverse_start`, for games whose results are rare from the
-    /// start: Halma); the others start from the start.
-    pub reverse_start_fraction: f64,
-    /// Reverse starts walk back 1 to this many moves of each side (0: none).
-    pub reverse_start_plies: u32,
-    /// Share of the games that start after random moves from the start,
-    /// taken as a new start (`Game::opening_walk`: in Halma the yard rule
-    /// then meets a partly emptied yard).
-    pub opening_walk_fraction: f64,
-    /// Opening walks play 1 to this many random moves of each side (0: none).
-    pub opening_walk_plies: u32,
+    /// How each game is played: games at once, the searches' simulations,
+    /// the opening temperature, root noise, decisive moves, forced
+    /// playouts, reverse starts and opening walks.
+    pub games: SelfPlayConfig,
 }
 
 impl Default for SelfPlaySettings {
@@ -166,44 +140,87 @@ impl Default for SelfPlaySettings {
         SelfPlaySettings {
             games_per_generation: 256,
             games_per_shard: 64,
-            games_in_flight: 64,
-            full_simulations: 160,
-            cheap_simulations: 32,
-            full_search_fraction: 0.25,
-            temperature_plies: 4,
-            dirichlet_weight: 0.25,
-            gumbel: false,
             layouts: Layouts::Mixed,
-            decisive_moves: true,
-            forced_playouts: 0.0,
-            reverse_start_fraction: 0.0,
-            reverse_start_plies: 0,
-            opening_walk_fraction: 0.0,
-            opening_walk_plies: 0,
+            games: SelfPlayConfig {
+                temperature_plies: 4,
+                ..SelfPlayConfig::default()
+            },
         }
     }
 }
 
-impl SelfPlaySettings {
-    /// The self-play driver's settings.
-    pub fn driver_config(&self) -> SelfPlayConfig {
-        SelfPlayConfig {
-            games_in_flight: self.games_in_flight,
-            full_simulations: self.full_simulations,
-            cheap_simulations: self.cheap_simulations,
-            full_search_fraction: self.full_search_fraction,
-            temperature_plies: self.temperature_plies,
-            dirichlet_weight: self.dirichlet_weight,
-            gumbel: self.gumbel,
-            decisive_moves: self.decisive_moves,
-            forced_playouts: self.forced_playouts,
-            reverse_start_fraction: self.reverse_start_fraction,
-            reverse_start_plies: self.reverse_start_plies,
-            opening_walk_fraction: self.opening_walk_fraction,
-            opening_walk_plies: self.opening_walk_plies,
-            ..SelfPlayConfig::default()
+impl Serialize for SelfPlaySettings {
+    /// One table: the run's keys, then the driver's.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Table<'a> {
+            games_per_generation: usize,
+            games_per_shard: usize,
+            layouts: Layouts,
+            #[serde(flatten)]
+            games: &'a SelfPlayConfig,
         }
+        Table {
+            games_per_generation: self.games_per_generation,
+            games_per_shard: self.games_per_shard,
+            layouts: self.layouts,
+            games: &self.games,
+        }
+        .serialize(serializer)
     }
+}
+
+impl<'de> Deserialize<'de> for SelfPlaySettings {
+    /// The table's run keys, then the rest as the driver's settings over
+    /// the run's defaults (an unknown key is refused there, by name).
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut given = toml::Table::deserialize(deserializer)?;
+        let defaults = SelfPlaySettings::default();
+        fn take<T: serde::de::DeserializeOwned, E: Error>(
+            table: &mut toml::Table,
+            key: &str,
+            default: T,
+        ) -> Result<T, E> {
+            match table.remove(key) {
+                Some(value) => T::deserialize(value)
+                    .map_err(|e| E::custom(format!("{} in `{key}`", one_line(&e.to_string())))),
+                None => Ok(default),
+            }
+        }
+        let games_per_generation = take(
+            &mut given,
+            "games_per_generation",
+            defaults.games_per_generation,
+        )?;
+        let games_per_shard = take(&mut given, "games_per_shard", defaults.games_per_shard)?;
+        let layouts = take(&mut given, "layouts", defaults.layouts)?;
+        let mut table = toml::Table::try_from(&defaults.games).map_err(D::Error::custom)?;
+        table.extend(given);
+        let games = SelfPlayConfig::deserialize(toml::Value::Table(table)).map_err(|e| {
+            // One line, and the run's keys among those an unknown one was
+            // expected to be.
+            D::Error::custom(one_line(&e.to_string()).replace(
+                "expected one of `",
+                "expected one of `games_per_generation`, `games_per_shard`, `layouts`, `",
+            ))
+        })?;
+        Ok(SelfPlaySettings {
+            games_per_generation,
+            games_per_shard,
+            layouts,
+            games,
+        })
+    }
+}
+
+/// `text`'s lines, trimmed, on one line.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Optimiser settings.
@@ -330,7 +347,7 @@ impl TrainingConfig {
         let config: TrainingConfig = toml::from_str(text).map_err(|e| {
             e.to_string()
                 .lines()
-                .last()
+                .rfind(|line| !line.trim().is_empty())
                 .unwrap_or("bad TOML")
                 .trim()
                 .to_string()
@@ -354,14 +371,21 @@ impl TrainingConfig {
                 self.selfplay.games_per_generation,
             ),
             ("selfplay.games_per_shard", self.selfplay.games_per_shard),
-            ("selfplay.games_in_flight", self.selfplay.games_in_flight),
+            (
+                "selfplay.games_in_flight",
+                self.selfplay.games.games_in_flight,
+            ),
             (
                 "selfplay.full_simulations",
-                self.selfplay.full_simulations as usize,
+                self.selfplay.games.full_simulations as usize,
             ),
             (
                 "selfplay.cheap_simulations",
-                self.selfplay.cheap_simulations as usize,
+                self.selfplay.games.cheap_simulations as usize,
+            ),
+            (
+                "selfplay.leaves_per_batch",
+                self.selfplay.games.leaves_per_batch as usize,
             ),
             ("optimizer.batch_size", self.optimizer.batch_size),
             (
@@ -374,10 +398,10 @@ impl TrainingConfig {
                 return Err(format!("{name} must be positive"));
             }
         }
-        if !(0.0..=1.0).contains(&self.selfplay.full_search_fraction) {
+        if !(0.0..=1.0).contains(&self.selfplay.games.full_search_fraction) {
             return Err("selfplay.full_search_fraction must be between 0 and 1".to_string());
         }
-        if !(0.0..=1.0).contains(&self.selfplay.dirichlet_weight) {
+        if !(0.0..=1.0).contains(&self.selfplay.games.dirichlet_weight) {
             return Err("selfplay.dirichlet_weight must be between 0 and 1".to_string());
         }
         // NaN and infinity pass a comparison or two; none of them trains.
@@ -404,11 +428,18 @@ impl TrainingConfig {
         if !(moves_left.is_finite() && moves_left >= 0.0) {
             return Err("network.moves_left_weight must be zero or positive".to_string());
         }
-        let forced = self.selfplay.forced_playouts;
+        let temperature = self.selfplay.games.temperature;
+        if !(temperature.is_finite() && temperature > 0.0) {
+            return Err("selfplay.temperature must be positive".to_string());
+        }
+        if !(0.5..=1.0).contains(&self.selfplay.games.decided_threshold) {
+            return Err("selfplay.decided_threshold must be between 0.5 and 1".to_string());
+        }
+        let forced = self.selfplay.games.forced_playouts;
         if !(forced.is_finite() && forced >= 0.0) {
             return Err("selfplay.forced_playouts must be zero or positive".to_string());
         }
-        let selfplay = &self.selfplay;
+        let selfplay = &self.selfplay.games;
         let shares = selfplay.reverse_start_fraction + selfplay.opening_walk_fraction;
         if !(0.0..=1.0).contains(&selfplay.reverse_start_fraction)
             || !(0.0..=1.0).contains(&selfplay.opening_walk_fraction)
@@ -450,304 +481,4 @@ impl TrainingConfig {
 }
 
 #[cfg(test)]
-mod tests {
-    //! `from_toml` under random and mangled text: never a panic, a bad
-    //! text gets one non-empty line, a good one writes back to itself.
-
-    use proptest::prelude::*;
-    use proptest::sample::select;
-
-    use super::*;
-
-    /// A configuration as shipped with a checkpoint, every field set.
-    const SHIPPED: &str = include_str!("../../checkpoints/heraldis/training-config.toml");
-
-    /// Characters that start a new line on a terminal or in a log.
-    const LINE_BREAKS: [char; 7] = [
-        '\n', '\r', '\u{0b}', '\u{0c}', '\u{85}', '\u{2028}', '\u{2029}',
-    ];
-
-    /// Fails unless `text` reads as a configuration that writes back to
-    /// itself, or gets a one-line error.
-    fn check(text: &str) -> Result<(), TestCaseError> {
-        match TrainingConfig::from_toml(text) {
-            Ok(config) => {
-                prop_assert_eq!(config.validate(), Ok(()));
-                let written = config.to_toml();
-                prop_assert_eq!(
-                    TrainingConfig::from_toml(&written),
-                    Ok(config),
-                    "{}",
-                    written
-                );
-            }
-            Err(error) => {
-                prop_assert!(!error.trim().is_empty(), "empty error for {text:?}");
-                prop_assert!(!error.contains(LINE_BREAKS), "not one line: {error:?}");
-            }
-        }
-        Ok(())
-    }
-
-    /// The keys of every table, some of them misspelt.
-    const KEYS: &[&str] = &[
-        "channels",
-        "blocks",
-        "games_per_generation",
-        "games_per_shard",
-        "games_in_flight",
-        "full_simulations",
-        "cheap_simulations",
-        "full_search_fraction",
-        "temperature_plies",
-        "dirichlet_weight",
-        "gumbel",
-        "layouts",
-        "batch_size",
-        "steps_per_generation",
-        "learning_rate",
-        "learning_rate_decay",
-        "weight_decay",
-        "replay_positions",
-        "every",
-        "games",
-        "simulations",
-        "anchors",
-        "network",
-        "width",
-        "\"quoted key\"",
-        "'a\\nb'",
-        "\"a\\nb\"",
-    ];
-
-    const TABLES: &[&str] = &[
-        "[network]",
-        "[selfplay]",
-        "[optimizer]",
-        "[evaluation]",
-        "[[network]]",
-        "[network.channels]",
-        "[other]",
-        "[\"line\\nbreak\"]",
-        "[]",
-        "[network",
-    ];
-
-    const VALUES: &[&str] = &[
-        "0",
-        "1",
-        "-1",
-        "32",
-        "4294967295",
-        "4294967296",
-        "18446744073709551615",
-        "9223372036854775807",
-        "99999999999999999999",
-        "0.5",
-        "-0.5",
-        "1e308",
-        "1e309",
-        "-1e-320",
-        "nan",
-        "+nan",
-        "-nan",
-        "inf",
-        "-inf",
-        "true",
-        "false",
-        "\"default\"",
-        "\"random\"",
-        "\"mixed\"",
-        "\"square\"",
-        "\"\"",
-        "\"a\\nb\"",
-        "'''\nline\n'''",
-        "[]",
-        "[\"alphabeta:depth=4\"]",
-        "[1, 2]",
-        "{}",
-        "{ channels = 1 }",
-        "1979-05-27T07:32:00Z",
-        "0x10",
-        "1_000",
-        "",
-    ];
-
-    /// A TOML-like line: a table header, a key and a value, or noise.
-    fn a_line() -> impl Strategy<Value = String> {
-        prop_oneof![
-            select(TABLES).prop_map(str::to_string),
-            (select(KEYS), select(VALUES)).prop_map(|(k, v)| format!("{k} = {v}")),
-            "[a-z_\\[\\]=\"' .0-9#-]{0,24}",
-        ]
-    }
-
-    /// One edit of a text (positions modulo its length).
-    #[derive(Clone, Debug)]
-    enum Edit {
-        DeleteChar(usize),
-        InsertChar(usize, char),
-        ReplaceChar(usize, char),
-        DeleteLine(usize),
-        DuplicateLine(usize),
-        SwapLines(usize, usize),
-        ReplaceLine(usize, String),
-    }
-
-    fn an_edit() -> impl Strategy<Value = Edit> {
-        let index = any::<usize>();
-        let a_char = prop_oneof![
-            4 => select(&['=', '[', ']', '"', '\'', '\n', ' ', '.', '-', '0', '9', 'e', '#', ','][..]),
-            1 => any::<char>(),
-        ];
-        prop_oneof![
-            index.prop_map(Edit::DeleteChar),
-            (index, a_char.clone()).prop_map(|(i, c)| Edit::InsertChar(i, c)),
-            (index, a_char).prop_map(|(i, c)| Edit::ReplaceChar(i, c)),
-            index.prop_map(Edit::DeleteLine),
-            index.prop_map(Edit::DuplicateLine),
-            (index, index).prop_map(|(i, j)| Edit::SwapLines(i, j)),
-            (index, a_line()).prop_map(|(i, l)| Edit::ReplaceLine(i, l)),
-        ]
-    }
-
-    fn mangled(text: &str, edits: &[Edit]) -> String {
-        let mut text = text.to_string();
-        for edit in edits {
-            let mut chars: Vec<char> = text.chars().collect();
-            let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-            let (n, l) = (chars.len(), lines.len());
-            text = match edit {
-                Edit::InsertChar(i, c) => {
-                    chars.insert(i % (n + 1), *c);
-                    chars.into_iter().collect()
-                }
-                Edit::DeleteChar(i) if n > 0 => {
-                    chars.remove(i % n);
-                    chars.into_iter().collect()
-                }
-                Edit::ReplaceChar(i, c) if n > 0 => {
-                    chars[i % n] = *c;
-                    chars.into_iter().collect()
-                }
-                Edit::DeleteLine(i) if l > 0 => {
-                    lines.remove(i % l);
-                    lines.join("\n")
-                }
-                Edit::DuplicateLine(i) if l > 0 => {
-                    lines.insert(i % l, lines[i % l].clone());
-                    lines.join("\n")
-                }
-                Edit::SwapLines(i, j) if l > 0 => {
-                    lines.swap(i % l, j % l);
-                    lines.join("\n")
-                }
-                Edit::ReplaceLine(i, line) if l > 0 => {
-                    lines[i % l] = line.clone();
-                    lines.join("\n")
-                }
-                _ => text,
-            };
-        }
-        text
-    }
-
-    /// Every field, by table.
-    const FIELDS: &[(&str, &str)] = &[
-        ("network", "channels"),
-        ("network", "blocks"),
-        ("selfplay", "games_per_generation"),
-        ("selfplay", "games_per_shard"),
-        ("selfplay", "games_in_flight"),
-        ("selfplay", "full_simulations"),
-        ("selfplay", "cheap_simulations"),
-        ("selfplay", "full_search_fraction"),
-        ("selfplay", "temperature_plies"),
-        ("selfplay", "dirichlet_weight"),
-        ("selfplay", "gumbel"),
-        ("selfplay", "layouts"),
-        ("optimizer", "batch_size"),
-        ("optimizer", "steps_per_generation"),
-        ("optimizer", "learning_rate"),
-        ("optimizer", "learning_rate_decay"),
-        ("optimizer", "weight_decay"),
-        ("optimizer", "replay_positions"),
-        ("evaluation", "every"),
-        ("evaluation", "games"),
-        ("evaluation", "simulations"),
-        ("evaluation", "anchors"),
-    ];
-
-    /// A value in TOML: an odd one, or any number.
-    fn a_value() -> impl Strategy<Value = String> {
-        prop_oneof![
-            select(VALUES).prop_map(str::to_string),
-            any::<i64>().prop_map(|n| n.to_string()),
-            any::<f64>().prop_map(|x| format!("{x:?}")),
-            any::<f32>().prop_map(|x| format!("{x:e}")),
-        ]
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(3000))]
-
-        #[test]
-        fn any_value_in_any_field(
-            fields in prop::collection::vec((select(FIELDS), a_value()), 1..4),
-        ) {
-            let text: String = fields
-                .iter()
-                .map(|((table, key), value)| format!("[{table}]\n{key} = {value}\n"))
-                .collect();
-            check(&text)?;
-        }
-
-        #[test]
-        fn any_text(text in any::<String>()) {
-            check(&text)?;
-        }
-
-        #[test]
-        fn toml_like_lines(lines in prop::collection::vec(a_line(), 0..12)) {
-            check(&lines.join("\n"))?;
-        }
-
-        #[test]
-        fn mangled_configurations(
-            which in 0..3usize,
-            edits in prop::collection::vec(an_edit(), 0..5),
-        ) {
-            let valid = match which {
-                0 => SHIPPED.to_string(),
-                1 => TrainingConfig::default().to_toml(),
-                _ => "[network]\nchannels = 8\nblocks = 1\n".to_string(),
-            };
-            check(&mangled(&valid, &edits))?;
-        }
-    }
-
-    #[test]
-    fn numbers_that_cannot_train_are_refused() {
-        // NaN read, and then wrote back to a configuration unequal to itself.
-        for (text, message) in [
-            (
-                "[selfplay]\ndirichlet_weight = nan",
-                "selfplay.dirichlet_weight must be between 0 and 1",
-            ),
-            (
-                "[optimizer]\nlearning_rate = inf",
-                "optimizer.learning_rate must be positive",
-            ),
-            (
-                "[optimizer]\nlearning_rate_decay = nan",
-                "optimizer.learning_rate_decay must be positive",
-            ),
-            (
-                "[optimizer]\nweight_decay = -1e-4",
-                "optimizer.weight_decay must be zero or positive",
-            ),
-        ] {
-            assert_eq!(TrainingConfig::from_toml(text), Err(message.to_string()));
-        }
-    }
-}
+mod tests;

@@ -240,6 +240,23 @@ fn bad_settings_say_what_is_wrong() {
             "[selfplay]\nlayouts = \"square\"\n",
             "unknown variant `square`",
         ),
+        // The run's keys and the self-play driver's share one table.
+        (
+            "[selfplay]\nwidth = 3\n",
+            "unknown field `width`, expected one of `games_per_generation`, `games_per_shard`, `layouts`, `games_in_flight`",
+        ),
+        (
+            "[selfplay]\ngames_in_flight = \"x\"\n",
+            "invalid type: string \"x\", expected usize in `games_in_flight`",
+        ),
+        (
+            "[selfplay]\ngames_per_shard = -3\n",
+            "invalid value: integer `-3`, expected usize in `games_per_shard`",
+        ),
+        (
+            "[selfplay]\ndecided_threshold = 0.2\n",
+            "selfplay.decided_threshold must be between 0.5 and 1",
+        ),
         (
             "[optimizer]\nlearning_rate = -1.0\n",
             "learning_rate must be positive",
@@ -467,4 +484,34 @@ fn runs_of_other_seeds_play_other_games() {
     let text = config.to_toml();
     assert!(text.contains("seed = 7"), "{text}");
     assert_eq!(TrainingConfig::from_toml(&text).expect("reads"), config);
+}
+
+/// Every run's settings committed under `checkpoints/` still read, and
+/// write back to the same settings: the `[selfplay]` table of the run's
+/// keys and the self-play driver's reads as it always did.
+#[test]
+fn the_committed_runs_settings_read_and_write_back() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../checkpoints");
+    let mut stack = vec![root];
+    let mut read = 0;
+    while let Some(directory) = stack.pop() {
+        for entry in std::fs::read_dir(&directory).expect("a checkpoints folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().is_some_and(|name| name == "config.toml") {
+                let text = std::fs::read_to_string(&path).expect("readable");
+                let config = TrainingConfig::from_toml(&text)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert_eq!(
+                    TrainingConfig::from_toml(&config.to_toml()).as_ref(),
+                    Ok(&config),
+                    "{}",
+                    path.display()
+                );
+                read += 1;
+            }
+        }
+    }
+    assert!(read >= 10, "only {read} run settings found");
 }

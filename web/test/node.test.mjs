@@ -566,6 +566,35 @@ describe('the search against the engine', () => {
     });
   });
 
+  test('a solution book is used only where it is a proof under the rules in force', async (t) => {
+    if (!description.book) {
+      t.skip('the export has no solution book');
+      return;
+    }
+    assert.equal(grandMaitre.bookRefused, null);
+    assert.equal(grandMaitre.book.moves.size, description.book.positions);
+    const root = description.book.root;
+    assert.notEqual(grandMaitre.bookMove(root), null);
+    // Under 12 plies the start is a draw: the proof's lines run to 13. An
+    // edited ply limit must not show an exact bar.
+    const short = { ...description, ply_limit: 12 };
+    const edited = await GrandMaitre.load(ort, { model, description: short, book: bookOf(description) });
+    assert.match(edited.bookRefused, /^invalid book: .*: the game ends without light's win$/);
+    assert.equal(edited.bookMove(root), null);
+    const bar = await edited.bar(root);
+    assert.equal(bar.book, false);
+    // A line no replay reaches (a Light position after a1, off the proof)
+    // is dropped, not trusted.
+    const start = grandMaitre.game.parsePosition(root);
+    const off = grandMaitre.game.applyLegal(start, grandMaitre.game.parseAction(start, 'a1'));
+    const stray = grandMaitre.game.applyLegal(off, grandMaitre.game.legalActions(off)[0]);
+    const move = grandMaitre.game.formatAction(stray, grandMaitre.game.legalActions(stray)[0]);
+    const padded = `${bookOf(description)}${stray}\t${move}\n`;
+    const strayed = await GrandMaitre.load(ort, { model, description, book: padded });
+    assert.equal(strayed.bookRefused, null);
+    assert.equal(strayed.bookMove(String(stray)), null);
+  });
+
   test('the advice is the level 10 search and its move', async () => {
     // Off the solution book, if the export has one (there the book's move
     // is the advice: see below).
@@ -631,7 +660,7 @@ describe('the search against the engine', () => {
   });
 });
 
-/** How far the visits through onnxruntime may be from the engine's, per move, as a share of the simulations: see README "Embedding in the app". */
+/** How far the visits through onnxruntime may be from the engine's, per move, as a share of the simulations: see docs/embedding.md. */
 const SEARCH_TOLERANCE = 0.02;
 
 /** A search result against an engine vector: its move, and each move's visits within `slack`. */

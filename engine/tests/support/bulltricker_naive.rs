@@ -1,7 +1,7 @@
 //! A deliberately naive Bulltricker, written for the tests only.
 //!
 //! The board is a plain 15 × 15 grid of `Option<Piece>`, indexed
-//! `grid[row][column]` exactly as in the engine rules (the README's Bulltricker section):
+//! `grid[row][column]` exactly as in the engine rules (docs/bulltricker.md):
 //! row R = 0..14 from top (Black's back line) to bottom (White's back line),
 //! column C = 0..14 from left to right. Every rule is tested straight from its
 //! wording, by walking the grid cell by cell; there are no bitboards, no

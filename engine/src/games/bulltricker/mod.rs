@@ -7,8 +7,8 @@
 //! that the policy lies on the network's grid). There is no pass: a side
 //! without a move has drawn.
 //!
-//! Engine rules, each a parameter where it is a number (the README's
-//! Bulltricker section lists them with the sources' disagreements):
+//! Engine rules, each a parameter where it is a number (docs/bulltricker.md
+//! lists them with the sources' disagreements):
 //! - after every move both Kings are tested: a King whose four rectangles
 //!   are all occupied, one at least by an enemy piece, is mated and its
 //!   side loses, the mover included (the Trick); both mated: the mover

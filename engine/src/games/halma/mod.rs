@@ -21,6 +21,7 @@ mod board_text;
 mod encoding;
 pub mod moves;
 mod position;
+mod walks;
 
 use std::sync::Arc;
 
@@ -108,73 +109,6 @@ impl Halma {
     pub fn adjudicating_race(mut self, on: bool) -> Halma {
         self.adjudicate_race = on;
         self
-    }
-
-    /// The live position after `plies[i]` random moves of side `sides[i]`
-    /// (drawn with `rng`, in turn) from `pieces`, the rules' ends
-    /// ignored on the way (a side walked into its goal moves on until it is
-    /// out); `forward[side]`: the chance that a move of that side is drawn
-    /// among those that bring the piece nearer its goal corner (among all
-    /// where none does) rather than among all. The move counts start at 0,
-    /// White to move. `None` if a side cannot leave its goal.
-    fn walk(
-        &self,
-        mut pieces: [Cells; 2],
-        sides: [Player; 2],
-        plies: [u32; 2],
-        forward: [f64; 2],
-        rng: &mut SmallRng,
-    ) -> Option<Position> {
-        let board = &*self.board;
-        let goals = [board.yard(Player::Second), board.yard(Player::First)];
-        let mut choices = Vec::new();
-        let mut step = |pieces: &mut [Cells; 2], side: Player| {
-            let moves = moves::Moves::new(board, pieces[0] | pieces[1]);
-            let corner = board.goal_corner(side);
-            choices.clear();
-            for from in cells_of(pieces[side.index()]) {
-                choices.extend(cells_of(moves.targets(from)).map(|to| (from, to)));
-            }
-            let purpose = forward[side.index()];
-            if purpose > 0.0 && rng.random_bool(purpose) {
-                let nearer = |&(from, to): &(usize, usize)| {
-                    board.manhattan(to, corner) < board.manhattan(from, corner)
-                };
-                if choices.iter().any(nearer) {
-                    choices.retain(nearer);
-                }
-            }
-            if let Some(&(from, to)) = choices.get(rng.random_range(0..choices.len().max(1))) {
-                pieces[side.index()] ^= (1 << from) | (1 << to);
-            }
-        };
-        for round in 0..plies[0].max(plies[1]) {
-            for (side, count) in sides.into_iter().zip(plies) {
-                if round < count {
-                    step(&mut pieces, side);
-                }
-            }
-        }
-        // Neither side may be done.
-        for side in sides {
-            for _ in 0..board.pieces_per_side() {
-                if pieces[side.index()] != goals[side.index()] {
-                    break;
-                }
-                step(&mut pieces, side);
-            }
-        }
-        if pieces[0] == goals[0] || pieces[1] == goals[1] {
-            return None;
-        }
-        Some(Position {
-            pieces,
-            moves: [0, 0],
-            side: Player::First,
-            passed: false,
-            ply: 0,
-            status: Status::Playing,
-        })
     }
 
     /// Halma of `size` with the club's rules.
@@ -302,67 +236,6 @@ impl Halma {
                 position.status = self.status_after_move(position, mover);
             }
         }
-    }
-
-    /// Reads a position, checking that it can arise in this game.
-    pub fn parse_position(&self, text: &str) -> Result<Position, ParseError> {
-        let error = |reason: String| ParseError::new("position", text, reason);
-        let (pieces, side, moves, passed) =
-            position::parse_fields(&self.board, text).map_err(error)?;
-        let per_side = self.board.pieces_per_side();
-        if pieces[0] & pieces[1] != 0 {
-            return Err(error("a cell holds two pieces".to_string()));
-        }
-        for player in [Player::First, Player::Second] {
-            let count = pieces[player.index()].count_ones();
-            if count != per_side {
-                return Err(error(format!(
-                    "{} has {count} pieces, expected {per_side}",
-                    colour_name(player)
-                )));
-            }
-            if moves[player.index()] > self.draw_moves {
-                return Err(error(format!(
-                    "{} has made {} moves, more than the draw limit {}",
-                    colour_name(player),
-                    moves[player.index()],
-                    self.draw_moves
-                )));
-            }
-        }
-        let mut position = Position {
-            pieces,
-            moves,
-            side,
-            passed,
-            ply: moves[0] + moves[1] + u16::from(passed),
-            status: Status::Playing,
-        };
-        // The last turn, if it was a move, may have ended the game.
-        let mover = side.opponent();
-        if !passed && moves[mover.index()] > 0 {
-            position.status = self.status_after_move(&position, mover);
-        }
-        // The side to move's own last move would have ended the game.
-        if position.status == Status::Playing && moves[side.index()] > 0 {
-            if position.pieces(side) & !self.board.yard(mover) == 0 {
-                return Err(error(format!(
-                    "{} to move already has every piece in {}'s yard",
-                    colour_name(side),
-                    colour_name(mover)
-                )));
-            }
-            if self.yard_rule_binds(moves[side.index()])
-                && position.pieces(side) & self.board.yard(side) != 0
-            {
-                return Err(error(format!(
-                    "{} to move would have lost at its move {}: a piece is still in its own yard",
-                    colour_name(side),
-                    moves[side.index()]
-                )));
-            }
-        }
-        Ok(position)
     }
 }
 

@@ -5,8 +5,9 @@
 //! (passes are not moves); `passed` when the last turn was a pass. The
 //! 8 × 8 start is `4BBBB/5BBB/6BB/7B/W7/WW6/WWW5/WWWW4 w 0 0`.
 
+use super::Halma;
 use super::board::{Board, Cells};
-use crate::game::{Player, write_rank};
+use crate::game::{ParseError, Player, write_rank};
 
 /// Whether the game goes on, and how it ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -193,4 +194,66 @@ pub fn parse_fields(
         }
     };
     Ok((pieces, side, moves, passed))
+}
+
+impl Halma {
+    /// Reads a position, checking that it can arise in this game.
+    pub fn parse_position(&self, text: &str) -> Result<Position, ParseError> {
+        let error = |reason: String| ParseError::new("position", text, reason);
+        let (pieces, side, moves, passed) = parse_fields(&self.board, text).map_err(error)?;
+        let per_side = self.board.pieces_per_side();
+        if pieces[0] & pieces[1] != 0 {
+            return Err(error("a cell holds two pieces".to_string()));
+        }
+        for player in [Player::First, Player::Second] {
+            let count = pieces[player.index()].count_ones();
+            if count != per_side {
+                return Err(error(format!(
+                    "{} has {count} pieces, expected {per_side}",
+                    colour_name(player)
+                )));
+            }
+            if moves[player.index()] > self.draw_moves {
+                return Err(error(format!(
+                    "{} has made {} moves, more than the draw limit {}",
+                    colour_name(player),
+                    moves[player.index()],
+                    self.draw_moves
+                )));
+            }
+        }
+        let mut position = Position {
+            pieces,
+            moves,
+            side,
+            passed,
+            ply: moves[0] + moves[1] + u16::from(passed),
+            status: Status::Playing,
+        };
+        // The last turn, if it was a move, may have ended the game.
+        let mover = side.opponent();
+        if !passed && moves[mover.index()] > 0 {
+            position.status = self.status_after_move(&position, mover);
+        }
+        // The side to move's own last move would have ended the game.
+        if position.status == Status::Playing && moves[side.index()] > 0 {
+            if position.pieces(side) & !self.board.yard(mover) == 0 {
+                return Err(error(format!(
+                    "{} to move already has every piece in {}'s yard",
+                    colour_name(side),
+                    colour_name(mover)
+                )));
+            }
+            if self.yard_rule_binds(moves[side.index()])
+                && position.pieces(side) & self.board.yard(side) != 0
+            {
+                return Err(error(format!(
+                    "{} to move would have lost at its move {}: a piece is still in its own yard",
+                    colour_name(side),
+                    moves[side.index()]
+                )));
+            }
+        }
+        Ok(position)
+    }
 }

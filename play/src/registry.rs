@@ -109,11 +109,11 @@ impl Registered for Heraldis {
     const NAME: &'static str = "heraldis";
     const RULES_HELP: &'static str = "heraldis: a layout — `default`, `random:SEED`, or 25 tokens in the rules' notation (rank 5 first, ranks separated by `/`) — optionally followed by `| PLY_LIMIT`";
     const SHIPPED: Option<ShippedModel> = Some(ShippedModel {
-        metadata: include_str!("../checkpoints/heraldis/checkpoint.json"),
-        weights: include_bytes!("../checkpoints/heraldis/weights.bpk"),
+        metadata: include_str!("../../checkpoints/heraldis/checkpoint.json"),
+        weights: include_bytes!("../../checkpoints/heraldis/weights.bpk"),
     });
     const BOOKS: &'static [&'static str] = &[include_str!(
-        "../checkpoints/heraldis/solution/default.proof"
+        "../../checkpoints/heraldis/solution/default.proof"
     )];
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=4", "rollout:sims=10000"];
     const PERFT_BENCH_DEPTH: u32 = 7;
@@ -146,8 +146,8 @@ impl Registered for Heraldis {
             planes: heraldis::PLANE_NAMES.to_vec(),
             actions: "0..24 are the cells (5 × (rank − 1) + file: a1 = 0, …, e5 = 24), placing or capturing there; 25 is pass".to_string(),
             modules: &[
-                ("heraldis.js", include_str!("../web/heraldis.js")),
-                ("search.js", include_str!("../web/search.js")),
+                ("heraldis.js", include_str!("../../web/heraldis.js")),
+                ("search.js", include_str!("../../web/search.js")),
             ],
         }
     }
@@ -157,8 +157,8 @@ impl Registered for Havannah {
     const NAME: &'static str = "havannah";
     const RULES_HELP: &'static str = "havannah: `base=N swap=0|1` (base 2 to 10, default 8; swap default 1), either may be left out";
     const SHIPPED: Option<ShippedModel> = Some(ShippedModel {
-        metadata: include_str!("../checkpoints/havannah/checkpoint.json"),
-        weights: include_bytes!("../checkpoints/havannah/weights.bpk"),
+        metadata: include_str!("../../checkpoints/havannah/checkpoint.json"),
+        weights: include_bytes!("../../checkpoints/havannah/weights.bpk"),
     });
     const ANCHORS: &'static [&'static str] = &["rollout:sims=1000"];
     const PERFT_BENCH_DEPTH: u32 = 4;
@@ -198,8 +198,8 @@ impl Registered for Halma {
     const NAME: &'static str = "halma";
     const RULES_HELP: &'static str = "halma: `size=8|10 limit=L compare=gt|ge corner=a1|h1 draw=M adjudicate=none|race` (default size 8; limit 30 on 8 × 8, 50 on 10 × 10; gt; a1; 200; none — race, a training rule, gives the draw limit to the side nearer its goal), any of them may be left out";
     const SHIPPED: Option<ShippedModel> = Some(ShippedModel {
-        metadata: include_str!("../checkpoints/halma/checkpoint.json"),
-        weights: include_bytes!("../checkpoints/halma/weights.bpk"),
+        metadata: include_str!("../../checkpoints/halma/checkpoint.json"),
+        weights: include_bytes!("../../checkpoints/halma/weights.bpk"),
     });
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=3", "greedy"];
     const PERFT_BENCH_DEPTH: u32 = 5;
@@ -245,8 +245,8 @@ impl Registered for Bulltricker {
     const NAME: &'static str = "bulltricker";
     const RULES_HELP: &'static str = "bulltricker: `plies=N material=M repetitions=R adjudicate=none|material` (a draw after N plies, default 400; below M occupied rectangles, default 4; at a position's R-th occurrence, default 3; none — material, a training rule, gives a repetition or the ply cap to the side with more material), any of them may be left out";
     const SHIPPED: Option<ShippedModel> = Some(ShippedModel {
-        metadata: include_str!("../checkpoints/bulltricker/checkpoint.json"),
-        weights: include_bytes!("../checkpoints/bulltricker/weights.bpk"),
+        metadata: include_str!("../../checkpoints/bulltricker/checkpoint.json"),
+        weights: include_bytes!("../../checkpoints/bulltricker/weights.bpk"),
     });
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=3", "greedy"];
     const PERFT_BENCH_DEPTH: u32 = 4;

@@ -1,7 +1,8 @@
-//! `grandmaitre bench train`: training-step throughput (samples/s) of burn's
+//! `bench train`: training-step throughput (samples/s) of burn's
 //! backends, on one batch of random positions and the same initial weights,
 //! measured in one run.
 
+use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -10,14 +11,12 @@ use burn::store::ModuleRecord;
 use burn::tensor::Device;
 use grandmaitre_engine::Game;
 use grandmaitre_model::{Backend, Network, NetworkConfig};
+use grandmaitre_train::TrainingConfig;
 use grandmaitre_train::config::OptimizerSettings;
 use grandmaitre_train::samples::Batch;
 use grandmaitre_train::trainer::{Losses, Trainer};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-
-use crate::cli::BenchTrainArgs;
-use crate::registry::{self, GameTask, Registered};
 
 /// What one backend measured.
 struct Measurement {
@@ -26,39 +25,33 @@ struct Measurement {
     losses: Losses,
 }
 
-/// Runs the benchmark on the game of `--game`.
-pub fn run(args: BenchTrainArgs) -> Result<()> {
-    registry::dispatch(&args.game.clone(), None, TrainBench { args })
+/// What `bench train` measures.
+#[derive(Clone, Debug)]
+pub struct TrainSettings {
+    /// The backends, the first the base of the ratios.
+    pub backends: Vec<Backend>,
+    /// On CUDA instead of the CPU.
+    pub cuda: bool,
+    /// A training configuration whose network and optimizer to time.
+    pub training: Option<TrainingConfig>,
+    /// Channels (default: the configuration's or the game's).
+    pub channels: Option<usize>,
+    /// Residual blocks (default: the configuration's or the game's).
+    pub blocks: Option<usize>,
+    /// Samples per step (default: the configuration's).
+    pub batch: Option<usize>,
+    /// Timed steps.
+    pub steps: usize,
+    /// Untimed steps first.
+    pub warmup: usize,
 }
 
-struct TrainBench {
-    args: BenchTrainArgs,
-}
-
-impl GameTask for TrainBench {
-    fn run<G: Registered>(self, game: G) -> Result<()> {
-        bench(&game, &self.args)
-    }
-}
-
-fn bench<G: Registered>(game: &G, args: &BenchTrainArgs) -> Result<()> {
-    let backends: Vec<Backend> = args
-        .backends
-        .split(',')
-        .map(|name| name.trim().parse::<Backend>().map_err(anyhow::Error::msg))
-        .collect::<Result<_>>()
-        .context("in --backends")?;
-    let cuda = match args.device.as_str() {
-        "cpu" => false,
-        "cuda" => true,
-        other => bail!("unknown device '{other}': expected cpu or cuda"),
-    };
-    let settings = args
-        .config
-        .as_deref()
-        .map(super::read_settings)
-        .transpose()?;
-    let (shape, optimizer) = match &settings {
+/// Times training steps of each backend from the same weights on the same
+/// batch; writes the lines to `out`.
+pub fn train<G: Game>(game: &G, args: &TrainSettings, out: &mut dyn Write) -> Result<()> {
+    let backends = args.backends.clone();
+    let cuda = args.cuda;
+    let (shape, optimizer) = match &args.training {
         Some(settings) => (
             settings.network.network_config(game.spec()),
             settings.optimizer.clone(),
@@ -87,7 +80,8 @@ fn bench<G: Registered>(game: &G, args: &BenchTrainArgs) -> Result<()> {
     let network = config.init(&Device::flex());
     let weights = network.into_record().into_bytes()?;
     let batch = random_batch(game, batch_size, 1);
-    println!(
+    writeln!(
+        out,
         "network: {} channels × {} blocks, {} heads ({:.2} M multiply-adds per position); batch {}, {} warm-up + {} timed AdamW steps",
         config.channels,
         config.blocks,
@@ -96,13 +90,13 @@ fn bench<G: Registered>(game: &G, args: &BenchTrainArgs) -> Result<()> {
         batch_size,
         args.warmup,
         args.steps
-    );
+    )?;
     let mut measured: Vec<(Backend, f64)> = Vec::new();
     for backend in backends {
         let device = match device(backend, cuda) {
             Ok(device) => device,
             Err(reason) => {
-                println!("{:<8} unavailable: {reason}", backend.to_string());
+                writeln!(out, "{:<8} unavailable: {reason}", backend.to_string())?;
                 continue;
             }
         };
@@ -112,21 +106,29 @@ fn bench<G: Registered>(game: &G, args: &BenchTrainArgs) -> Result<()> {
             .try_load_record(record)
             .with_context(|| format!("loading the weights on {backend}"))?;
         let result = measure(network, &config, &device, &batch, &optimizer, args);
-        println!(
+        writeln!(
+            out,
             "{:<8} {:>8.0} samples/s   {:>8.1} ms/step   last step's loss: policy {:.4}, value {:.4}",
             backend.to_string(),
             result.samples_per_second,
             1e3 * result.seconds_per_step,
             result.losses.policy,
             result.losses.value
-        );
+        )?;
         measured.push((backend, result.samples_per_second));
     }
     match measured.as_slice() {
-        [] => bail!("no backend of --backends '{}' is available", args.backends),
+        [] => bail!(
+            "no backend of --backends '{}' is available",
+            args.backends
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
         [(base, base_speed), rest @ ..] => {
             for (backend, speed) in rest {
-                println!("{backend}/{base}: {:.2}", speed / base_speed);
+                writeln!(out, "{backend}/{base}: {:.2}", speed / base_speed)?;
             }
         }
     }
@@ -145,7 +147,7 @@ fn measure(
     device: &Device,
     batch: &Batch,
     optimizer: &OptimizerSettings,
-    args: &BenchTrainArgs,
+    args: &TrainSettings,
 ) -> Measurement {
     let mut trainer = Trainer::new(network, config.clone(), device, optimizer.weight_decay, 0);
     for _ in 0..args.warmup {

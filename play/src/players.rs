@@ -17,9 +17,7 @@ use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{
     MoveChoice, MovesLeftConfig, RolloutEvaluator, SearchConfig, UniformEvaluator,
 };
-use grandmaitre_model::{
-    Calibration, Calibrations, Checkpoint, InferenceNetwork, NetworkEvaluator,
-};
+use grandmaitre_model::{Calibration, Calibrations, Checkpoint, NetworkEvaluator};
 
 use crate::registry::{self, Registered};
 
@@ -35,6 +33,7 @@ pub enum ModelChoice {
 }
 
 /// A network ready to search with, and the calibrations of its bar.
+#[derive(Debug)]
 pub struct LoadedModel {
     /// The network, as an evaluator.
     pub evaluator: NetworkEvaluator,
@@ -64,8 +63,18 @@ impl ModelChoice {
     /// shipped model, a missing or foreign checkpoint, rollouts asked of a
     /// command that needs a network).
     pub fn load<G: Registered>(&self, game: &G) -> Result<LoadedModel> {
+        let checkpoint = self.checkpoint(game)?;
+        Ok(LoadedModel {
+            evaluator: checkpoint.evaluator(),
+            calibrations: checkpoint.metadata.calibrations(),
+        })
+    }
+
+    /// The checkpoint itself (burn's network, its description), with the
+    /// errors of [`ModelChoice::load`].
+    pub fn checkpoint<G: Registered>(&self, game: &G) -> Result<Checkpoint> {
         let device = Device::flex();
-        let checkpoint = match self {
+        Ok(match self {
             ModelChoice::Shipped => {
                 let shipped = G::SHIPPED.with_context(|| {
                     format!("{} has no shipped model: pass --model DIR", G::NAME)
@@ -84,11 +93,6 @@ impl ModelChoice {
                     "--model rollouts: this needs a network (a checkpoint directory, or no --model for the shipped one)"
                 )
             }
-        };
-        let network = InferenceNetwork::new(&checkpoint.network, &checkpoint.metadata.network);
-        Ok(LoadedModel {
-            evaluator: NetworkEvaluator::new(network),
-            calibrations: checkpoint.metadata.calibrations(),
         })
     }
 }
@@ -201,6 +205,16 @@ pub struct PreparedPlayer {
     evaluator: Option<Arc<NetworkEvaluator>>,
     /// The game's book (an `Arc<Book<G>>` of the game it was prepared for).
     book: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for PreparedPlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedPlayer")
+            .field("spec", &self.spec)
+            .field("network", &self.evaluator.is_some())
+            .field("book", &self.book.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl PlayerSpec {

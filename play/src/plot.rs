@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow};
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
-const FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
+const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 const PALETTE: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
@@ -39,6 +39,7 @@ fn render(path: &Path, draw: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
 }
 
 /// One line of points with 95 % intervals.
+#[derive(Clone, Debug)]
 pub struct Series {
     /// Legend text.
     pub name: String,
@@ -118,6 +119,7 @@ pub fn line_chart(
 
 /// One panel of a reliability diagram: `(mean prediction, frequency,
 /// count)` per non-empty bin, before and after calibration.
+#[derive(Clone, Debug)]
 pub struct ReliabilityPanel {
     /// The outcome.
     pub title: String,

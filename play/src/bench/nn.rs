@@ -1,66 +1,46 @@
-//! `grandmaitre bench nn`: inference speed of the network, ours against
-//! burn's, next to the machine's GEMM speed, and MCTS with the network as
-//! evaluator against the raw inference rate at the same batch size.
+//! `bench nn`: inference speed of the network, ours against burn's, next
+//! to the machine's GEMM speed, and MCTS with the network as evaluator
+//! against the raw inference rate at the same batch size.
 
 use std::hint::black_box;
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use burn::tensor::Device;
 use grandmaitre_engine::Game;
-use grandmaitre_engine::search::{
-    EvaluationRequest, Evaluations, Evaluator, Search, SearchConfig, run_searches,
-};
+use grandmaitre_engine::search::{Search, SearchConfig, run_searches};
 use grandmaitre_model::checkpoint::{self, CheckpointMetadata, Provenance};
 use grandmaitre_model::{
-    Backend, Checkpoint, InferenceNetwork, Network, NetworkConfig, NetworkEvaluator, burn_forward,
+    Backend, InferenceNetwork, Network, NetworkConfig, NetworkEvaluator, burn_forward,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::cli::{BenchNnArgs, NetworkArgs};
-use crate::registry::{self, GameTask, Registered};
+use super::{Counting, NetworkShape, gemm_speed, positions_per_second, random_planes};
 
-/// Runs the benchmark on the game of `--game`, on `--threads` threads.
-pub fn run(args: BenchNnArgs) -> Result<()> {
-    if args.threads == Some(0) {
-        bail!("--threads must be positive");
-    }
-    registry::dispatch(&args.game.clone(), None, NnBench { args })
+/// What `bench nn` measures.
+#[derive(Clone, Debug)]
+pub struct NnSettings {
+    /// The network.
+    pub network: NetworkShape,
+    /// Batch sizes to time.
+    pub batches: Vec<usize>,
+    /// Seconds per measurement.
+    pub seconds: f64,
+    /// burn's backend to compare with, if any.
+    pub burn: Option<Backend>,
+    /// Where to save the network as a checkpoint, if anywhere.
+    pub save: Option<PathBuf>,
 }
 
-struct NnBench {
-    args: BenchNnArgs,
-}
-
-impl GameTask for NnBench {
-    fn run<G: Registered>(self, game: G) -> Result<()> {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(self.args.threads.unwrap_or(0))
-            .build()
-            .context("starting the benchmark's threads")?
-            .install(|| measure(&game, &self.args))
-    }
-}
-
-fn measure<G: Registered>(game: &G, args: &BenchNnArgs) -> Result<()> {
-    let batches: Vec<usize> = args
-        .batches
-        .split(',')
-        .map(|b| b.trim().parse::<usize>().ok().filter(|&b| b > 0))
-        .collect::<Option<_>>()
-        .with_context(|| {
-            format!(
-                "invalid --batches '{}': expected sizes like 1,8,64",
-                args.batches
-            )
-        })?;
-    let burn_backend = match args.burn.as_str() {
-        "none" => None,
-        name => Some(name.parse::<Backend>().map_err(anyhow::Error::msg)?),
-    };
+/// Times inference on the current rayon pool's threads and writes the
+/// table to `out`.
+pub fn nn<G: Game>(game: &G, args: &NnSettings, out: &mut dyn Write) -> Result<()> {
+    let batches = &args.batches;
+    let burn_backend = args.burn;
     let device = Device::flex();
     let (network, config) = args.network.network(game, &device)?;
     if let Some(path) = &args.save {
@@ -68,7 +48,8 @@ fn measure<G: Registered>(game: &G, args: &BenchNnArgs) -> Result<()> {
     }
     let fast = InferenceNetwork::new(&network, &config);
     let flops = 2.0 * config.multiply_adds() as f64;
-    println!(
+    writeln!(
+        out,
         "network: {} channels × {} blocks, {} heads, {} planes → {} actions; {:.2} M multiply-adds ({:.1} MFLOP) per position",
         config.channels,
         config.blocks,
@@ -77,22 +58,24 @@ fn measure<G: Registered>(game: &G, args: &BenchNnArgs) -> Result<()> {
         config.actions,
         config.multiply_adds() as f64 / 1e6,
         flops / 1e6
-    );
+    )?;
     let threads = rayon::current_num_threads();
-    println!(
+    writeln!(
+        out,
         "machine GEMM (gemm crate, f32, 1024×1024×1024): {:.1} GFLOP/s on 1 thread, {:.1} GFLOP/s on {threads}",
         gemm_speed(1, args.seconds),
         gemm_speed(threads, args.seconds)
-    );
+    )?;
     let planes_per_position = config.input_planes * config.cells();
     let largest = batches.iter().copied().max().unwrap_or(1).max(256);
     let planes = random_planes(game, largest, planes_per_position);
-    println!(
+    writeln!(
+        out,
         "batch   ours pos/s (GFLOP/s)   burn-{} pos/s   ours/burn",
-        args.burn
-    );
+        burn_backend.map_or("none".to_string(), |backend| backend.to_string())
+    )?;
     let mut ours_at = Vec::new();
-    for &batch in &batches {
+    for &batch in batches {
         let input = &planes[..batch * planes_per_position];
         let mut policy = vec![0.0; batch * config.actions];
         let mut wdl = vec![0.0; batch * 3];
@@ -115,47 +98,21 @@ fn measure<G: Registered>(game: &G, args: &BenchNnArgs) -> Result<()> {
             })
             .transpose()?;
         match burn {
-            Some(burn) => println!(
+            Some(burn) => writeln!(
+                out,
                 "{batch:>5}   {ours:>10.0} ({:>6.1})   {burn:>14.0}   {:>9.2}",
                 ours * flops / 1e9,
                 ours / burn
-            ),
-            None => println!("{batch:>5}   {ours:>10.0} ({:>6.1})", ours * flops / 1e9),
+            )?,
+            None => writeln!(
+                out,
+                "{batch:>5}   {ours:>10.0} ({:>6.1})",
+                ours * flops / 1e9
+            )?,
         }
     }
-    mcts_speed(game, fast, &planes, planes_per_position, args.seconds)?;
+    mcts_speed(game, fast, &planes, planes_per_position, args.seconds, out)?;
     Ok(())
-}
-
-impl NetworkArgs {
-    /// The network and its shape for `game`'s board: a checkpoint, or a
-    /// fresh one of a shape.
-    pub fn network<G: Game>(&self, game: &G, device: &Device) -> Result<(Network, NetworkConfig)> {
-        if let Some(path) = &self.model {
-            if self.channels.is_some() || self.blocks.is_some() || self.pooled {
-                bail!(
-                    "--channels, --blocks and --pooled describe a fresh network: not with --model"
-                );
-            }
-            let checkpoint = Checkpoint::load(path, game.spec(), device)?;
-            return Ok((checkpoint.network, checkpoint.metadata.network));
-        }
-        let mut config = if self.pooled {
-            NetworkConfig::pooled_for_game(game.spec())
-        } else {
-            NetworkConfig::for_game(game.spec())
-        };
-        if let Some(channels) = self.channels {
-            config.channels = channels;
-        }
-        if let Some(blocks) = self.blocks {
-            config.blocks = blocks;
-        }
-        if config.channels == 0 || config.blocks == 0 {
-            bail!("--channels and --blocks must be positive");
-        }
-        Ok((config.init(device), config))
-    }
 }
 
 fn save<G: Game>(game: &G, network: &Network, config: &NetworkConfig, path: &Path) -> Result<()> {
@@ -185,106 +142,6 @@ fn reload(network: &Network, config: &NetworkConfig, device: &Device) -> Result<
     Ok(config.init(device).try_load_record(record)?)
 }
 
-/// Planes of positions from random games.
-pub(crate) fn random_planes<G: Game>(game: &G, count: usize, per_position: usize) -> Vec<f32> {
-    let mut planes = vec![0.0; count * per_position];
-    let states = grandmaitre_engine::game::random_states(game, count, 20, 1);
-    for (state, slot) in states.iter().zip(planes.chunks_exact_mut(per_position)) {
-        game.encode(state, slot);
-    }
-    planes
-}
-
-/// Calls `run` (one batch of `batch` positions) for about `seconds`.
-pub(crate) fn positions_per_second(batch: usize, seconds: f64, mut run: impl FnMut()) -> f64 {
-    run(); // warm-up: buffers, caches
-    let start = Instant::now();
-    let mut calls = 0u64;
-    while start.elapsed().as_secs_f64() < seconds || calls < 3 {
-        run();
-        calls += 1;
-    }
-    (calls * batch as u64) as f64 / start.elapsed().as_secs_f64()
-}
-
-/// GFLOP/s of a 1024³ single-precision GEMM on `threads` threads.
-fn gemm_speed(threads: usize, seconds: f64) -> f64 {
-    let n = 1024;
-    let a = vec![1.0f32; n * n];
-    let b = vec![0.5f32; n * n];
-    let mut c = vec![0.0f32; n * n];
-    let parallelism = if threads > 1 {
-        gemm::Parallelism::Rayon(threads)
-    } else {
-        gemm::Parallelism::None
-    };
-    let multiply = |c: &mut [f32]| {
-        #[allow(unsafe_code)]
-        // SAFETY: three n×n row-major matrices held by slices of n² floats.
-        unsafe {
-            gemm::gemm(
-                n,
-                n,
-                n,
-                c.as_mut_ptr(),
-                1,
-                n as isize,
-                false,
-                a.as_ptr(),
-                1,
-                n as isize,
-                b.as_ptr(),
-                1,
-                n as isize,
-                0.0,
-                1.0,
-                false,
-                false,
-                false,
-                parallelism,
-            );
-        }
-    };
-    multiply(&mut c);
-    let start = Instant::now();
-    let mut calls = 0u64;
-    while start.elapsed().as_secs_f64() < seconds || calls < 2 {
-        multiply(&mut c);
-        calls += 1;
-    }
-    calls as f64 * 2.0 * (n * n * n) as f64 / start.elapsed().as_secs_f64() / 1e9
-}
-
-/// An evaluator that counts its calls and the positions they carried.
-#[derive(Debug)]
-pub(crate) struct Counting<'a, E> {
-    inner: &'a E,
-    /// Calls so far.
-    pub calls: AtomicU64,
-    /// Positions evaluated so far.
-    pub positions: AtomicU64,
-}
-
-impl<'a, E> Counting<'a, E> {
-    /// Counts the calls to `inner`.
-    pub fn new(inner: &'a E) -> Self {
-        Counting {
-            inner,
-            calls: AtomicU64::new(0),
-            positions: AtomicU64::new(0),
-        }
-    }
-}
-
-impl<G: Game, E: Evaluator<G>> Evaluator<G> for Counting<'_, E> {
-    fn evaluate(&self, requests: &[EvaluationRequest<'_, G>], output: &mut Evaluations) {
-        self.calls.fetch_add(1, Ordering::Relaxed);
-        self.positions
-            .fetch_add(requests.len() as u64, Ordering::Relaxed);
-        self.inner.evaluate(requests, output);
-    }
-}
-
 /// MCTS with the network as evaluator: network evaluations per second (the
 /// simulations that needed the network; finished and proven positions do
 /// not) and the mean batch the searches actually gave it, against the raw
@@ -295,6 +152,7 @@ fn mcts_speed<G: Game>(
     planes: &[f32],
     per_position: usize,
     seconds: f64,
+    out: &mut dyn Write,
 ) -> Result<()> {
     let searches_count = 32;
     let leaves = 8;
@@ -347,13 +205,14 @@ fn mcts_speed<G: Game>(
         black_box((&policy, &wdl));
     });
     let evaluations_per_second = evaluated as f64 / elapsed;
-    println!(
+    writeln!(
+        out,
         "MCTS ({searches_count} searches × up to {leaves} leaves, at most {} a call): {:.0} simulations/s, {:.0} of them network evaluations/s in {:.0} calls/s (mean batch {mean_batch:.1}); raw inference at batch {batch}: {raw:.0} positions/s; evaluations / raw {:.2}",
         searches_count * leaves,
         simulations as f64 / elapsed,
         evaluations_per_second,
         calls as f64 / elapsed,
         evaluations_per_second / raw
-    );
+    )?;
     Ok(())
 }

@@ -1,0 +1,80 @@
+//! `bench winprob`: the bar's latency on one thread.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use grandmaitre_model::bar::{self, BAR_SIMULATIONS};
+
+use crate::players::ModelChoice;
+use crate::registry::Registered;
+
+/// The bar's times on one thread, in milliseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarTimes {
+    /// The positions timed.
+    pub positions: usize,
+    /// Their mean.
+    pub mean: f64,
+    /// Their median.
+    pub median: f64,
+    /// Their 95th percentile.
+    pub percentile_95: f64,
+    /// The slowest.
+    pub max: f64,
+}
+
+impl std::fmt::Display for BarTimes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "bar ({BAR_SIMULATIONS} simulations, one thread, {} positions): mean {:.2} ms, median {:.2} ms, 95th percentile {:.2} ms, max {:.2} ms (budget 20 ms)",
+            self.positions, self.mean, self.median, self.percentile_95, self.max
+        )
+    }
+}
+
+/// Times the bar of `model` on `positions` positions of random games, one
+/// thread, without the book (the search is what costs).
+pub fn bar<G: Registered>(game: &G, model: &ModelChoice, positions: usize) -> Result<BarTimes> {
+    let model = model.load(game)?;
+    let calibration = model.calibration(game).cloned();
+    let evaluator = model.evaluator;
+    // Timed without the book: the search is what costs.
+    let states: Vec<G::State> =
+        grandmaitre_engine::game::random_states(game, positions.max(1), 12, 7)
+            .into_iter()
+            .filter(|s| game.outcome(s).is_none())
+            .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .context("starting one thread")?;
+    let mut times: Vec<f64> = pool.install(|| {
+        // Warm the buffers once.
+        bar::bar(game, &states[0], &evaluator, calibration.as_ref(), None);
+        states
+            .iter()
+            .map(|state| {
+                let start = Instant::now();
+                std::hint::black_box(bar::bar(
+                    game,
+                    state,
+                    &evaluator,
+                    calibration.as_ref(),
+                    None,
+                ));
+                start.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect()
+    });
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    Ok(BarTimes {
+        positions: times.len(),
+        mean,
+        median: at(0.5),
+        percentile_95: at(0.95),
+        max: at(1.0),
+    })
+}

@@ -1,0 +1,449 @@
+//! The model for embedding in an app (`grandmaitre export`): ONNX (batch
+//! norm folded), the same weights as safetensors, `model.json` (game,
+//! rules, encoding plane by plane, action indexing, calibration,
+//! provenance, test vectors of the network and of the search) and, for a
+//! game whose app has one, the JavaScript modules that encode positions,
+//! run the model and search as the engine does (`web/heraldis.js` and
+//! `web/search.js` for Heraldis).
+
+use std::fs;
+use std::path::Path;
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+use burn::tensor::Device;
+use grandmaitre_engine::book::Book;
+use grandmaitre_engine::game::rule_symmetries;
+use grandmaitre_engine::levels::LEVELS;
+use grandmaitre_engine::search::{
+    EvaluationRequest, Evaluations, Evaluator, MoveChoice, MovesLeftConfig, Search, SearchConfig,
+    SearchResult, UniformEvaluator,
+};
+use grandmaitre_engine::{Action, Game};
+use grandmaitre_model::bar::{BAR_SIMULATIONS, bar, for_first_player};
+use grandmaitre_model::inference::softmax3;
+use grandmaitre_model::{
+    Calibration, Checkpoint, FoldedWeights, NetworkEvaluator, burn_forward, onnx,
+};
+use serde_json::json;
+
+use crate::registry::{self, Registered};
+use crate::write_atomically;
+
+/// The solution book's file in the export, when one applies.
+const BOOK_FILE: &str = "book.txt";
+
+/// Version of the export directory's layout (`model.json` → `format`).
+pub const EXPORT_FORMAT: u32 = 1;
+
+/// What [`export`] wrote.
+#[derive(Clone, Debug)]
+pub struct Written {
+    /// Bytes of `model.onnx`.
+    pub onnx_bytes: usize,
+    /// Bytes of `weights.safetensors`.
+    pub safetensors_bytes: usize,
+    /// Test vectors of the network in `model.json`.
+    pub test_vectors: usize,
+    /// Search vectors in `model.json`.
+    pub searches: usize,
+    /// The other files: the game's modules, and the solution book with its
+    /// positions.
+    pub extras: Vec<(String, Option<usize>)>,
+}
+
+/// Writes the export of `checkpoint` (a network of `game`) to the
+/// directory `out`: `model.onnx`, `weights.safetensors`, `model.json` and
+/// the game's modules and book, if it has them, each file atomically.
+pub fn export<G: Registered>(game: &G, checkpoint: &Checkpoint, out: &Path) -> Result<Written> {
+    let notes = game.export_notes();
+    let [first, second] = registry::player_names(game);
+    let config = &checkpoint.metadata.network;
+    let weights = FoldedWeights::new(&checkpoint.network);
+    let calibrations = checkpoint.metadata.calibrations();
+    let calibration = calibrations.for_rules(&game.parameters());
+    let book = registry::book_and_text(game);
+    let vectors = test_vectors(game, checkpoint, calibration);
+    let searches = search_vectors(
+        game,
+        checkpoint,
+        calibration,
+        book.as_ref().map(|(book, _)| &**book),
+    );
+    let mut description = json!({
+        "format": EXPORT_FORMAT,
+        "game": game.spec().name,
+        "rules": notes.rules,
+        "parameters": game.parameters(),
+        "players": [first, second],
+        "encoding": {
+            "version": game.spec().encoding_version,
+            "shape": [config.input_planes, config.height, config.width],
+            "cell_index": notes.cell_index,
+            "point_of_view": "the side to move: 'own' is the side to move, 'opponent' the other",
+            "planes": notes.planes.iter().enumerate().map(|(index, name)| json!({"index": index, "name": name})).collect::<Vec<_>>(),
+        },
+        "actions": {
+            "count": config.actions,
+            "index": notes.actions,
+        },
+        "input": {
+            "name": "planes",
+            "shape": ["N", config.input_planes, config.height, config.width],
+        },
+        "outputs": {
+            "policy_logits": {
+                "shape": ["N", config.actions],
+                "meaning": "move logits; mask the illegal moves, then softmax",
+            },
+            "wdl_logits": {
+                "shape": ["N", 3],
+                "meaning": "logits of win, draw, loss for the side to move",
+            },
+        },
+        "calibration": calibration.map(|c| json!({
+            "temperature": c.temperature,
+            "network_temperature": c.network_temperature,
+            "bar_simulations": c.simulations,
+            "curves": c.curves,
+            "network_curves": c.network_curves,
+            "rule": format!("on P({first} wins), P(draw), P({second} wins): first p ∝ exp(ln(max(p, 1e-6)) / T), then, when the curves are not null, each probability through its curve (curves[0] where {first} is to move, curves[1] where {second} is; per outcome {first}, draw, {second}; knots [x, y], linear between them, flat beyond the ends, no knots: unchanged) and the three renormalised to sum 1; network_temperature and network_curves apply to the network's own output, temperature and curves to the engine's bar after its search"),
+        })),
+        "network": config,
+        "provenance": checkpoint.metadata.provenance,
+        "onnx_opset": onnx::OPSET,
+        "files": {
+            "onnx": "model.onnx",
+            "safetensors": "weights.safetensors",
+            "module": notes.modules.first().map(|(name, _)| name),
+            "search": notes.modules.get(1).map(|(name, _)| name),
+        },
+        "test_vectors": vectors,
+        "search_vectors": searches,
+    });
+    if let Some((book, _)) = &book {
+        description["book"] = json!({
+            "file": BOOK_FILE,
+            "winner": game.player_name(book.winner()),
+            "root": game.format_state(book.root()),
+            "positions": book.len(),
+            "symmetries": book.cell_maps(game),
+            "rule": format!("a solution book, checked under these rules: lines '#…' are comments, every other line POSITION<TAB>MOVE, a position of the winner's and its winning move; a position is proven when it or its image under one of the symmetries (symmetries[k][i] is where cell i goes: pieces and truce cell alike; the move found is mapped back) has a line (the winner wins), or when the loser is to move and each legal move ends the game in the winner's win or leads to such a position (the loser loses); the bar of a proven position is its exact result, and a player that plays its best (no random moves, no temperature: levels 7 to 10 and the advice) plays the book's move; `search_vectors.book` lists positions with the engine's move and bar"),
+        });
+        description["files"]["book"] = json!(BOOK_FILE);
+    }
+    for (key, value) in &notes.fields {
+        description[*key] = value.clone();
+    }
+    let metadata = vec![
+        ("game".to_string(), game.spec().name.to_string()),
+        (
+            "encoding_version".to_string(),
+            game.spec().encoding_version.to_string(),
+        ),
+    ];
+    let model = onnx::export(&weights, config, &metadata);
+    let tensors = onnx::safetensors(&weights, config, &metadata)
+        .map_err(|e| anyhow::anyhow!("writing the safetensors weights: {e}"))?;
+    fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    write_atomically(&out.join("model.onnx"), &model)?;
+    write_atomically(&out.join("weights.safetensors"), &tensors)?;
+    for (name, module) in notes.modules {
+        write_atomically(&out.join(name), module.as_bytes())?;
+    }
+    if let Some((_, text)) = &book {
+        write_atomically(&out.join(BOOK_FILE), text.as_bytes())?;
+    }
+    write_atomically(
+        &out.join("model.json"),
+        format!("{}\n", serde_json::to_string_pretty(&description)?).as_bytes(),
+    )?;
+    Ok(Written {
+        onnx_bytes: model.len(),
+        safetensors_bytes: tensors.len(),
+        test_vectors: vectors.len(),
+        searches: searches["network"].as_array().map_or(0, Vec::len)
+            + searches["uniform"].as_array().map_or(0, Vec::len)
+            + searches["recorded"]["searches"]
+                .as_array()
+                .map_or(0, Vec::len),
+        extras: notes
+            .modules
+            .iter()
+            .map(|(name, _)| (name.to_string(), None))
+            .chain(
+                book.iter()
+                    .map(|(book, _)| (BOOK_FILE.to_string(), Some(book.len()))),
+            )
+            .collect(),
+    })
+}
+
+/// Positions with their planes and the network's outputs (burn, the
+/// reference), the legal moves, the calibrated bar of the network alone and
+/// its preferred legal move: what every runtime must reproduce.
+fn test_vectors<G: Registered>(
+    game: &G,
+    checkpoint: &Checkpoint,
+    calibration: Option<&Calibration>,
+) -> Vec<serde_json::Value> {
+    let mut states = vec![game.initial_state()];
+    states.extend(
+        grandmaitre_engine::game::random_states(game, 40, 30, 11)
+            .into_iter()
+            .filter(|s| game.outcome(s).is_none()),
+    );
+    states.truncate(24);
+    let config = &checkpoint.metadata.network;
+    let per_position = config.input_planes * config.cells();
+    let [first, second] = registry::player_names(game);
+    let mut actions = Vec::new();
+    states
+        .iter()
+        .map(|state| {
+            let mut planes = vec![0.0; per_position];
+            game.encode(state, &mut planes);
+            let (policy, wdl) = burn_forward(&checkpoint.network, config, &planes, &Device::flex());
+            game.legal_actions(state, &mut actions);
+            let best = actions
+                .iter()
+                .copied()
+                .max_by(|a, b| {
+                    policy[a.index()]
+                        .total_cmp(&policy[b.index()])
+                        .then(b.index().cmp(&a.index()))
+                })
+                .map(|a| game.format_action(state, a));
+            let to_move = game.current_player(state);
+            let raw = for_first_player(to_move, softmax3([wdl[0], wdl[1], wdl[2]]));
+            let [first_wins, draw, second_wins] = match calibration {
+                Some(c) => c.apply_network(raw, to_move),
+                None => raw,
+            };
+            json!({
+                "position": game.format_state(state),
+                "planes": planes,
+                "policy_logits": policy,
+                "wdl_logits": wdl,
+                "legal_moves": actions.iter().map(|&a| game.format_action(state, a)).collect::<Vec<_>>(),
+                "bar": {first: first_wins, "draw": draw, second: second_wins},
+                "best_move": best,
+            })
+        })
+        .collect()
+}
+
+/// Simulations of the search vectors: the bar's, then a level's.
+const SEARCH_VECTOR_SIMULATIONS: [u32; 2] = [BAR_SIMULATIONS, 800];
+
+/// The engine's searches that a runtime of the search must reproduce, on
+/// the start and positions of random games, under the levels' settings
+/// (no noise, the move of best lower confidence bound): with the network
+/// (a runtime's own inference differs in the last bits: see docs/embedding.md's
+/// tolerance), with the uniform evaluator (exact: no network involved),
+/// and with the network's outputs recorded batch by batch (exact: the
+/// runtime replays them), plus the calibrated bar of each position.
+fn search_vectors<G: Registered>(
+    game: &G,
+    checkpoint: &Checkpoint,
+    calibration: Option<&Calibration>,
+    book: Option<&Book<G>>,
+) -> serde_json::Value {
+    let mut states = vec![game.initial_state()];
+    states.extend(
+        grandmaitre_engine::game::random_states(game, 24, 16, 23)
+            .into_iter()
+            .filter(|s| game.outcome(s).is_none()),
+    );
+    states.truncate(6);
+    let evaluator = checkpoint.evaluator();
+    let search = |state: &G::State, simulations: u32, evaluator: &dyn Evaluator<G>| {
+        // The exported weights have no moves-left head.
+        let config = SearchConfig {
+            simulations,
+            moves_left: MovesLeftConfig::off(),
+            ..SearchConfig::default()
+        };
+        let mut search = Search::new(game.clone(), state.clone(), config, 0);
+        search.run(&evaluator);
+        let action = search.choose_move(MoveChoice::LowerConfidenceBound);
+        search_json(game, state, simulations, &search.result(), action)
+    };
+    let mut network = Vec::new();
+    let mut uniform = Vec::new();
+    let mut bars = Vec::new();
+    for state in &states {
+        for simulations in SEARCH_VECTOR_SIMULATIONS {
+            network.push(search(state, simulations, &evaluator));
+            uniform.push(search(state, simulations, &UniformEvaluator));
+        }
+        bars.push(bar_json(game, state, &evaluator, calibration, book));
+    }
+    // Where the book plays: its move and the bar, at the level-10 setting.
+    let booked = book.map_or_else(Vec::new, |book| {
+        book_positions(game, book)
+            .iter()
+            .map(|state| {
+                let mut vector = bar_json(game, state, &evaluator, calibration, Some(book));
+                vector["book_move"] = json!(
+                    book.best_move(game, state)
+                        .map(|action| game.format_action(state, action))
+                );
+                vector
+            })
+            .collect()
+    });
+    let mut recorded = Vec::new();
+    let mut batches = Vec::new();
+    for state in states.iter().take(2) {
+        let recorder = Recorder {
+            inner: &evaluator,
+            batches: Mutex::new(Vec::new()),
+        };
+        recorded.push(search(state, BAR_SIMULATIONS, &recorder));
+        batches.push(recorder.batches.into_inner().unwrap_or_default());
+    }
+    json!({
+        "settings": format!(
+            "PUCT as the levels run it (c_puct {c}, c_puct_base {base}, fpu_reduction {fpu}, leaves_per_batch {leaves}, the solver, tree reuse, no noise); `move` is the move of best lower confidence bound, `visits` each root move's visits, `wdl` the root's for the side to move",
+            c = SearchConfig::default().c_puct,
+            base = SearchConfig::default().c_puct_base,
+            fpu = SearchConfig::default().fpu_reduction,
+            leaves = SearchConfig::default().leaves_per_batch,
+        ),
+        "levels": LEVELS.iter().map(|l| json!({
+            "number": l.number,
+            "simulations": l.simulations,
+            "temperature": l.temperature,
+            "noise": l.noise,
+        })).collect::<Vec<_>>(),
+        "network": network,
+        "uniform": uniform,
+        "recorded": {
+            "meaning": "searches with the network's outputs as the engine computed them, batch by batch (position, policy logits, win/draw/loss for the side to move): replayed, they give the same visits exactly",
+            "searches": recorded,
+            "batches": batches,
+        },
+        "bar": bars,
+        "book": booked,
+    })
+}
+
+/// The bar of `state` (with the book) as a vector.
+fn bar_json<G: Registered>(
+    game: &G,
+    state: &G::State,
+    evaluator: &NetworkEvaluator,
+    calibration: Option<&Calibration>,
+    book: Option<&Book<G>>,
+) -> serde_json::Value {
+    let [first_wins, draw, second_wins] = bar(game, state, evaluator, calibration, book);
+    let [first, second] = registry::player_names(game);
+    json!({
+        "position": game.format_state(state),
+        first: first_wins,
+        "draw": draw,
+        second: second_wins,
+    })
+}
+
+/// Positions around a book for its vectors: its root, the loser's
+/// position after the root's move, the winner's positions after each of
+/// the loser's first three replies and their images under every symmetry
+/// of the rules (the book has only one of them), and a position off the
+/// book (a loser's reply after the winner's first move that is not the
+/// book's, when the winner moves first there).
+fn book_positions<G: Registered>(game: &G, book: &Book<G>) -> Vec<G::State> {
+    let root = book.root().clone();
+    let mut states = vec![root.clone()];
+    let mut actions = Vec::new();
+    if let Some(action) = book.best_move(game, &root) {
+        let after = game.play(&root, action).expect("the book's move is legal");
+        game.legal_actions(&after, &mut actions);
+        for &reply in actions.iter().take(3) {
+            let reached = game.play(&after, reply).expect("legal");
+            for symmetry in rule_symmetries(game) {
+                let image = game.transform_state(&reached, symmetry);
+                if !states.contains(&image) {
+                    states.push(image);
+                }
+            }
+        }
+        states.insert(1, after);
+        game.legal_actions(&root, &mut actions);
+        if let Some(&other) = actions.iter().find(|&&a| {
+            a != action
+                && book
+                    .outcome(game, &game.play(&root, a).expect("legal"))
+                    .is_none()
+        }) {
+            let off = game.play(&root, other).expect("legal");
+            game.legal_actions(&off, &mut actions);
+            if let Some(&reply) = actions.first() {
+                states.push(game.play(&off, reply).expect("legal"));
+            }
+        }
+    }
+    states
+        .into_iter()
+        .filter(|s| game.outcome(s).is_none())
+        .collect()
+}
+
+/// One search vector.
+fn search_json<G: Registered>(
+    game: &G,
+    state: &G::State,
+    simulations: u32,
+    result: &SearchResult,
+    action: Action,
+) -> serde_json::Value {
+    let visits: serde_json::Map<String, serde_json::Value> = result
+        .children
+        .iter()
+        .map(|c| (game.format_action(state, c.action), c.visits.into()))
+        .collect();
+    json!({
+        "position": game.format_state(state),
+        "simulations": simulations,
+        "move": game.format_action(state, action),
+        "visits": visits,
+        "wdl": result.wdl,
+        "proof": result.proof.map(|o| format!("{o:?}").to_lowercase()),
+    })
+}
+
+/// An evaluator that writes down what another answers, batch by batch.
+struct Recorder<'a, G: Game> {
+    inner: &'a dyn Evaluator<G>,
+    batches: Mutex<Vec<serde_json::Value>>,
+}
+
+impl<G: Registered> Evaluator<G> for Recorder<'_, G> {
+    fn evaluate(&self, requests: &[EvaluationRequest<'_, G>], output: &mut Evaluations) {
+        self.inner.evaluate(requests, output);
+        // The logits of the legal moves only: the search reads no others,
+        // and a game of thousands of actions would fill megabytes.
+        let mut legal = Vec::new();
+        let batch: Vec<serde_json::Value> = requests
+            .iter()
+            .enumerate()
+            .map(|(index, request)| {
+                request.game.legal_actions(request.state, &mut legal);
+                let logits = output.policy(index);
+                let legal_logits: Vec<(u16, f32)> = legal
+                    .iter()
+                    .map(|action| (action.0, logits[action.index()]))
+                    .collect();
+                json!({
+                    "position": request.game.format_state(request.state),
+                    "legal_logits": legal_logits,
+                    "wdl": output.wdl[index],
+                })
+            })
+            .collect();
+        if let Ok(mut batches) = self.batches.lock() {
+            batches.push(batch.into());
+        }
+    }
+}
