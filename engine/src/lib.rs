@@ -15,8 +15,10 @@ pub mod files;
 pub mod game;
 pub mod games;
 pub mod levels;
+pub mod parameters;
 pub mod search;
 pub mod solve;
+pub mod wdl;
 
 pub use games::{bulltricker, halma, havannah, heraldis};
 
@@ -24,3 +26,4 @@ pub use game::{
     Action, ActionLayout, Forcing, Game, GameSpec, IllegalAction, Outcome, ParseError, Player,
     Symmetry,
 };
+pub use wdl::{ForPlayers, ToMove};

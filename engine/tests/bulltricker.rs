@@ -159,10 +159,16 @@ fn parameters_round_trip_and_bad_ones_are_refused() {
     );
     for (bad, reason) in [
         ("plies=0", "plies must be a whole number from 1"),
-        ("colour=red", "unknown parameter 'colour'"),
-        ("plies", "is not NAME=VALUE"),
+        (
+            "colour=red",
+            "unknown field 'colour=red': expected plies=N, material=M, repetitions=R, adjudicate=none|material",
+        ),
+        ("plies", "unknown field 'plies': expected plies=N"),
         ("repetitions=x", "repetitions must be"),
-        ("adjudicate=race", "adjudicate must be material or none"),
+        (
+            "adjudicate=race",
+            "adjudicate must be none or material, not 'race'",
+        ),
     ] {
         let error = Bulltricker::with_parameters(bad)
             .expect_err(bad)

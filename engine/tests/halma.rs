@@ -222,12 +222,18 @@ fn parameters_round_trip_and_bad_ones_are_refused() {
         50
     );
     for (text, reason) in [
-        ("size=9", "size must be 8 or 10"),
+        ("size=9", "size must be 8 or 10, not '9'"),
         ("limit=0", "limit must be a whole number from 1 to 1000"),
-        ("compare=eq", "compare must be gt or ge"),
-        ("corner=e5", "corner must be a1 or h1"),
-        ("adjudicate=material", "adjudicate must be race or none"),
-        ("base=8", "unknown field 'base=8'"),
+        ("compare=eq", "compare must be gt or ge, not 'eq'"),
+        ("corner=e5", "corner must be a1, h1 or j1, not 'e5'"),
+        (
+            "adjudicate=material",
+            "adjudicate must be none or race, not 'material'",
+        ),
+        (
+            "base=8",
+            "unknown field 'base=8': expected size=8|10, limit=L, compare=gt|ge, corner=a1|h1, draw=M, adjudicate=none|race",
+        ),
     ] {
         let error = Halma::with_parameters(text).expect_err(text).to_string();
         assert!(error.contains(reason), "{text}: {error}");

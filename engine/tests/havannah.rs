@@ -404,7 +404,7 @@ fn game_parameters_round_trip_and_bad_ones_say_why() {
         ("swap=yes", "swap must be 0 or 1, not 'yes'"),
         (
             "size=8",
-            "unknown field 'size=8': expected base=<n> and swap=<0|1>",
+            "unknown field 'size=8': expected base=<n>, swap=0|1",
         ),
         ("base8", "unknown field 'base8'"),
     ] {

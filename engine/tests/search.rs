@@ -11,7 +11,7 @@ use grandmaitre_engine::search::{
     GumbelConfig, MoveChoice, RolloutEvaluator, RootSelection, Search, SearchConfig,
     UniformEvaluator,
 };
-use grandmaitre_engine::{Forcing, Game, Outcome, Player};
+use grandmaitre_engine::{Forcing, Game, Outcome, Player, ToMove};
 
 fn search(position: &str, config: SearchConfig) -> (Heraldis, Search<Heraldis>) {
     let game = Heraldis::default();
@@ -221,7 +221,7 @@ impl grandmaitre_engine::search::Evaluator<Heraldis> for Prefers {
             let start = output.policy_logits.len();
             output.policy_logits.resize(start + count, 0.0);
             output.policy_logits[start + usize::from(self.0)] = 5.0;
-            output.wdl.push([1.0 / 3.0; 3]);
+            output.wdl.push(ToMove::EVEN);
         }
     }
 }
@@ -425,9 +425,9 @@ impl grandmaitre_engine::search::Evaluator<Halma> for WhiteWins {
         for request in requests {
             let white = Player::First;
             output.wdl.push(if request.state.side == white {
-                [1.0, 0.0, 0.0]
+                ToMove([1.0, 0.0, 0.0])
             } else {
-                [0.0, 0.0, 1.0]
+                ToMove([0.0, 0.0, 1.0])
             });
             if self.moves_left {
                 let race = request

@@ -11,7 +11,7 @@
 
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::search::{Evaluator, MovesLeftConfig, Search, SearchConfig, SearchResult};
-use grandmaitre_engine::{Game, Outcome, Player};
+use grandmaitre_engine::{ForPlayers, Game, ToMove};
 
 use crate::calibration::Calibration;
 
@@ -28,18 +28,18 @@ pub fn bar<G: Game, E: Evaluator<G>>(
     evaluator: &E,
     calibration: Option<&Calibration>,
     book: Option<&Book<G>>,
-) -> [f32; 3] {
+) -> ForPlayers {
     let known = game
         .outcome(state)
         .or_else(|| book.and_then(|book| book.outcome(game, state)));
     let (side, wdl) = match known {
-        Some(outcome) => (game.current_player(state), exact(outcome)),
+        Some(outcome) => (game.current_player(state), ToMove::exact(outcome)),
         None => {
             let result = bar_search(game, state, evaluator);
             (result.side, shown_wdl(&result, for_the_bar(calibration)))
         }
     };
-    for_first_player(side, wdl)
+    wdl.for_players(side)
 }
 
 /// `calibration` if it was fitted for the bar's search, else none: a
@@ -64,35 +64,16 @@ pub fn bar_search<G: Game, E: Evaluator<G>>(
 
 /// The win/draw/loss of a search for its side to move: a proven result
 /// exactly, else the search's mean, calibrated when a calibration is given.
-pub fn shown_wdl(result: &SearchResult, calibration: Option<&Calibration>) -> [f32; 3] {
+pub fn shown_wdl(result: &SearchResult, calibration: Option<&Calibration>) -> ToMove {
     match result.proof {
-        Some(outcome) => exact(outcome),
+        Some(outcome) => ToMove::exact(outcome),
         None => match calibration {
-            // The calibration speaks of the first player; the result of
-            // the side to move (`for_first_player` turns both ways).
-            Some(calibration) => for_first_player(
-                result.side,
-                calibration.apply(for_first_player(result.side, result.wdl), result.side),
-            ),
+            // The calibration speaks of the players.
+            Some(calibration) => calibration
+                .apply(result.wdl.for_players(result.side), result.side)
+                .to_move(result.side),
             None => result.wdl,
         },
-    }
-}
-
-/// The one-hot win/draw/loss of `outcome`.
-pub fn exact(outcome: Outcome) -> [f32; 3] {
-    match outcome {
-        Outcome::Win => [1.0, 0.0, 0.0],
-        Outcome::Draw => [0.0, 1.0, 0.0],
-        Outcome::Loss => [0.0, 0.0, 1.0],
-    }
-}
-
-/// `wdl` of `side` as P(first player wins), P(draw), P(second wins).
-pub fn for_first_player(side: Player, wdl: [f32; 3]) -> [f32; 3] {
-    match side {
-        Player::First => wdl,
-        Player::Second => [wdl[2], wdl[1], wdl[0]],
     }
 }
 
@@ -109,7 +90,7 @@ mod tests {
         let state = game.parse_state("5/5/5/LLL2/DDD2 l - 6").expect("position");
         assert_eq!(
             bar(&game, &state, &UniformEvaluator, None, None),
-            [1.0, 0.0, 0.0]
+            ForPlayers([1.0, 0.0, 0.0])
         );
         // Dark to move, Light's line already complete: seen from Light.
         let over = game
@@ -117,7 +98,7 @@ mod tests {
             .expect("position");
         assert_eq!(
             bar(&game, &over, &UniformEvaluator, None, None),
-            [1.0, 0.0, 0.0]
+            ForPlayers([1.0, 0.0, 0.0])
         );
     }
 }

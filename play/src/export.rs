@@ -19,8 +19,8 @@ use grandmaitre_engine::search::{
     EvaluationRequest, Evaluations, Evaluator, MoveChoice, MovesLeftConfig, Search, SearchConfig,
     SearchResult, UniformEvaluator,
 };
-use grandmaitre_engine::{Action, Game};
-use grandmaitre_model::bar::{BAR_SIMULATIONS, bar, for_first_player};
+use grandmaitre_engine::{Action, ForPlayers, Game, ToMove};
+use grandmaitre_model::bar::{BAR_SIMULATIONS, bar};
 use grandmaitre_model::inference::softmax3;
 use grandmaitre_model::{
     Calibration, Checkpoint, FoldedWeights, NetworkEvaluator, burn_forward, onnx,
@@ -215,8 +215,8 @@ fn test_vectors<G: Registered>(
                 })
                 .map(|a| game.format_action(state, a));
             let to_move = game.current_player(state);
-            let raw = for_first_player(to_move, softmax3([wdl[0], wdl[1], wdl[2]]));
-            let [first_wins, draw, second_wins] = match calibration {
+            let raw = ToMove(softmax3([wdl[0], wdl[1], wdl[2]])).for_players(to_move);
+            let ForPlayers([first_wins, draw, second_wins]) = match calibration {
                 Some(c) => c.apply_network(raw, to_move),
                 None => raw,
             };
@@ -337,7 +337,8 @@ fn bar_json<G: Registered>(
     calibration: Option<&Calibration>,
     book: Option<&Book<G>>,
 ) -> serde_json::Value {
-    let [first_wins, draw, second_wins] = bar(game, state, evaluator, calibration, book);
+    let ForPlayers([first_wins, draw, second_wins]) =
+        bar(game, state, evaluator, calibration, book);
     let [first, second] = registry::player_names(game);
     json!({
         "position": game.format_state(state),
@@ -408,7 +409,7 @@ fn search_json<G: Registered>(
         "simulations": simulations,
         "move": game.format_action(state, action),
         "visits": visits,
-        "wdl": result.wdl,
+        "wdl": result.wdl.0,
         "proof": result.proof.map(|o| format!("{o:?}").to_lowercase()),
     })
 }
@@ -438,7 +439,7 @@ impl<G: Registered> Evaluator<G> for Recorder<'_, G> {
                 json!({
                     "position": request.game.format_state(request.state),
                     "legal_logits": legal_logits,
-                    "wdl": output.wdl[index],
+                    "wdl": output.wdl[index].0,
                 })
             })
             .collect();

@@ -25,7 +25,7 @@ use grandmaitre_engine::book::Book;
 use grandmaitre_engine::game::OneLine;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{Evaluator, MoveChoice, RolloutEvaluator, SearchConfig};
-use grandmaitre_engine::{Action, Player};
+use grandmaitre_engine::{Action, ForPlayers, Player};
 use grandmaitre_model::Calibrations;
 use grandmaitre_model::bar;
 
@@ -418,7 +418,7 @@ impl<G: Registered> Session<G> {
     /// The bar: P(first player wins), P(draw), P(second player wins), as
     /// `winprob` gives it.
     fn winprob(&mut self) -> Result<String, String> {
-        let [first, draw, second] = bar::bar(
+        let ForPlayers([first, draw, second]) = bar::bar(
             &self.game,
             &self.state,
             &self.evaluator,

@@ -30,7 +30,7 @@ use grandmaitre_engine::search::{
     Evaluator, GumbelConfig, MoveChoice, RootSelection, Search, SearchConfig, SearchResult,
     run_searches,
 };
-use grandmaitre_engine::{Game, Outcome};
+use grandmaitre_engine::{Game, Outcome, ToMove};
 
 use crate::record::{GameRecord, PositionRecord};
 
@@ -135,7 +135,7 @@ impl SelfPlayConfig {
 struct Searched<S> {
     state: S,
     policy: Vec<(u16, f32)>,
-    wdl: [f32; 3],
+    wdl: ToMove,
     surprise: f32,
 }
 
@@ -316,7 +316,7 @@ fn finish<G: Game>(search: &Search<G>, slot: &mut Slot<G>) -> GameRecord {
                     state: game.format_state(&state),
                     policy,
                     outcome,
-                    search_wdl: wdl,
+                    search_wdl: wdl.0,
                     surprise,
                 }
             },

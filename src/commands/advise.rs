@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use grandmaitre_engine::levels::{self, ADVICE_LEVEL, Level, Setting};
-use grandmaitre_engine::{Game, Outcome};
+use grandmaitre_engine::{ForPlayers, Game, Outcome};
 use grandmaitre_model::bar::{self, BAR_SIMULATIONS};
 use serde_json::json;
 
@@ -76,7 +76,7 @@ impl PositionTask for Advise {
         // value (another budget, never calibrated) comes beside it.
         let shown = bar::bar(game, &state, &model.evaluator, calibration, book);
         let book_proves = book.is_some_and(|book| book.outcome(game, &state).is_some());
-        let searched_wdl = bar::for_first_player(result.side, bar::shown_wdl(result, None));
+        let searched_wdl = bar::shown_wdl(result, None).for_players(result.side);
         let line = advice_line(game, &state, &advice.principal_variation);
         let total: u32 = advice.alternatives.iter().map(|c| c.visits).sum();
         let shown_rows = if self.alternatives == 0 {
@@ -132,7 +132,7 @@ impl PositionTask for Advise {
             return Ok(());
         }
         let [first_wins, draw_name, second_wins] = registry::outcome_names(game);
-        let three = |wdl: [f32; 3]| {
+        let three = |wdl: ForPlayers| {
             format!(
                 "{first_wins} {}, {draw_name} {}, {second_wins} {}",
                 percent(wdl[0]),

@@ -6,6 +6,7 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
 use crate::game::{Action, Game, Outcome};
+use crate::wdl::ToMove;
 
 /// One position to evaluate, with the rules it is played under.
 #[derive(Debug)]
@@ -25,7 +26,7 @@ pub struct Evaluations {
     /// reads only the legal ones.
     pub policy_logits: Vec<f32>,
     /// Probabilities of win, draw and loss for the side to move.
-    pub wdl: Vec<[f32; 3]>,
+    pub wdl: Vec<ToMove>,
     /// Plies until the game ends, one per position, from an evaluator that
     /// predicts them (a network's moves-left head); empty otherwise.
     pub moves_left: Vec<f32>,
@@ -74,7 +75,7 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
         output
             .policy_logits
             .resize(requests.len() * action_count, 0.0);
-        output.wdl.resize(requests.len(), [1.0 / 3.0; 3]);
+        output.wdl.resize(requests.len(), ToMove::EVEN);
     }
 }
 
@@ -100,7 +101,7 @@ impl Default for RolloutEvaluator {
 
 impl RolloutEvaluator {
     /// Win/draw/loss frequencies for the side to move over the rollouts.
-    pub fn rollout_wdl<G: Game>(&self, game: &G, state: &G::State, rng: &mut impl Rng) -> [f32; 3] {
+    pub fn rollout_wdl<G: Game>(&self, game: &G, state: &G::State, rng: &mut impl Rng) -> ToMove {
         let mover = game.current_player(state);
         let mut counts = [0u32; 3];
         let mut actions: Vec<Action> = Vec::with_capacity(game.spec().action_count);
@@ -121,7 +122,7 @@ impl RolloutEvaluator {
             }] += 1;
         }
         let total = counts.iter().sum::<u32>() as f32;
-        counts.map(|c| c as f32 / total)
+        ToMove(counts.map(|c| c as f32 / total))
     }
 }
 

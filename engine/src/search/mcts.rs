@@ -13,8 +13,9 @@ use rand_distr::{Distribution, Gamma};
 use super::config::{MoveChoice, RootSelection, SearchConfig};
 use super::evaluator::{EvaluationRequest, Evaluations};
 use super::gumbel::GumbelRoot;
-use super::tree::{Edge, NO_NODE, Node, NodeId, Proof, Tree, orient, sign};
+use super::tree::{Edge, NO_NODE, Node, NodeId, Proof, Tree, sign};
 use crate::game::{Action, Forcing, Game, Outcome, Player};
+use crate::wdl::{ForPlayers, ToMove};
 
 /// A leaf waiting for its evaluation.
 #[derive(Clone, Debug)]
@@ -47,7 +48,7 @@ pub struct ChildReport {
     /// Completed simulations through it.
     pub visits: u32,
     /// Win/draw/loss for the side to move at the root, after this move.
-    pub wdl: [f32; 3],
+    pub wdl: ToMove,
     /// Proven result for the side to move at the root, if any.
     pub proof: Option<Outcome>,
     /// Plies expected until the game ends after this move, when the
@@ -61,7 +62,7 @@ pub struct SearchResult {
     /// The side to move at the root.
     pub side: Player,
     /// Win/draw/loss for the side to move (exact when proven).
-    pub wdl: [f32; 3],
+    pub wdl: ToMove,
     /// The proven result for the side to move, if the solver found one.
     pub proof: Option<Outcome>,
     /// Completed simulations through the root (including reused ones).
@@ -214,7 +215,7 @@ impl<G: Game> Search<G> {
             let moves_left = evaluations.moves_left.get(offset + index).copied();
             self.moves_left_known |= moves_left.is_some();
             let side = self.tree.node(leaf.node).side;
-            let first_wdl = orient(wdl, side);
+            let first_wdl = wdl.for_players(side);
             self.expand(leaf.node, policy, first_wdl[0] - first_wdl[2]);
             self.path.clear();
             self.path

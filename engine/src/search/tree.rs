@@ -6,6 +6,7 @@
 //! first player's point of view, so that no sign depends on whose turn it is.
 
 use crate::game::{Action, Outcome, Player};
+use crate::wdl::{ForPlayers, ToMove};
 
 /// Index of a node in the arena.
 pub(crate) type NodeId = u32;
@@ -60,13 +61,13 @@ impl Proof {
         })
     }
 
-    /// Exact win/draw/loss probabilities for the first player.
-    pub fn first_wdl(self) -> Option<[f32; 3]> {
+    /// Exact win/draw/loss probabilities for the players.
+    pub fn first_wdl(self) -> Option<ForPlayers> {
         match self {
             Proof::Unknown => None,
-            Proof::FirstWins => Some([1.0, 0.0, 0.0]),
-            Proof::Draw => Some([0.0, 1.0, 0.0]),
-            Proof::SecondWins => Some([0.0, 0.0, 1.0]),
+            Proof::FirstWins => Some(ForPlayers([1.0, 0.0, 0.0])),
+            Proof::Draw => Some(ForPlayers([0.0, 1.0, 0.0])),
+            Proof::SecondWins => Some(ForPlayers([0.0, 0.0, 1.0])),
         }
     }
 }
@@ -133,18 +134,19 @@ impl<S> Node<S> {
         (self.moves_left_sum / f64::from(self.visits)) as f32
     }
 
-    /// Mean win/draw/loss for `player`, over completed visits.
-    pub fn mean_wdl(&self, player: Player) -> [f32; 3] {
+    /// Mean win/draw/loss for `player` (the search's side to move),
+    /// over completed visits.
+    pub fn mean_wdl(&self, player: Player) -> ToMove {
         if let Some(exact) = self.proof.first_wdl() {
-            return orient(exact, player);
+            return exact.to_move(player);
         }
         if self.visits == 0 {
-            return [0.0, 1.0, 0.0];
+            return ToMove([0.0, 1.0, 0.0]);
         }
         let n = f64::from(self.visits);
         let win = (self.win_sum / n) as f32;
         let loss = (self.loss_sum / n) as f32;
-        orient([win, (1.0 - win - loss).max(0.0), loss], player)
+        ForPlayers([win, (1.0 - win - loss).max(0.0), loss]).to_move(player)
     }
 }
 
@@ -153,14 +155,6 @@ pub(crate) fn sign(player: Player) -> f32 {
     match player {
         Player::First => 1.0,
         Player::Second => -1.0,
-    }
-}
-
-/// Turns first-player win/draw/loss into `player`'s (and back).
-pub(crate) fn orient(wdl: [f32; 3], player: Player) -> [f32; 3] {
-    match player {
-        Player::First => wdl,
-        Player::Second => [wdl[2], wdl[1], wdl[0]],
     }
 }
 

@@ -12,7 +12,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::records::Played;
-use crate::bar::{bar_search, for_first_player};
+use crate::bar::bar_search;
 
 /// Level pairs of mixed games (the stronger first; each is played both
 /// ways round).
@@ -108,9 +108,9 @@ pub fn play<G: Game, E: Evaluator<G> + Sync>(
         let side = game.current_player(&state);
         sides.push(u8::from(side != Player::First));
         let bar = bar_search(game, &state, evaluator);
-        predictions.push(for_first_player(bar.side, bar.wdl));
+        predictions.push(bar.wdl.for_players(bar.side).0);
         let raw = Search::new(game.clone(), state.clone(), one.clone(), 0).run(evaluator);
-        network.push(for_first_player(raw.side, raw.wdl));
+        network.push(raw.wdl.for_players(raw.side).0);
         let action = agents[side.index()].select(game, &state);
         for agent in &mut agents {
             agent.observe(game, &state, action);

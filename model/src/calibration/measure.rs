@@ -2,6 +2,7 @@
 //! temperature then curves, calibration error, Brier score and log-loss,
 //! with 95 % intervals from a bootstrap over whole games.
 
+use grandmaitre_engine::{ForPlayers, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -204,7 +205,14 @@ fn fit_kind(
         }),
         CurveKind::Platt | CurveKind::PlattBySide => {
             // The side to move's view: win, draw, loss of the mover.
-            let mover = |p: [f64; 3], side: u8| if side == 0 { p } else { [p[2], p[1], p[0]] };
+            let mover = |p: [f64; 3], side: u8| {
+                let side = if side == 0 {
+                    Player::First
+                } else {
+                    Player::Second
+                };
+                ForPlayers(p).to_move(side).0
+            };
             // Per outcome of the mover: the maps with the first player to
             // move and with the second.
             let platt: [[Curve; 2]; 3] = std::array::from_fn(|j| {

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use grandmaitre_engine::Player;
+use grandmaitre_engine::{ForPlayers, Player};
 use serde::{Deserialize, Serialize};
 
 pub mod games;
@@ -107,18 +107,16 @@ pub fn for_side(curves: &SideCurves, to_move: Player) -> &[Curve; 3] {
 
 impl Calibration {
     /// The bar's `wdl` at a position where `to_move` is to move,
-    /// calibrated; both are P(first player wins), P(draw), P(second player
-    /// wins).
-    pub fn apply(&self, wdl: [f32; 3], to_move: Player) -> [f32; 3] {
+    /// calibrated.
+    pub fn apply(&self, wdl: ForPlayers, to_move: Player) -> ForPlayers {
         let curves = self.curves.as_ref().map(|c| for_side(c, to_move));
-        calibrate(widen(wdl), self.temperature, curves).map(|p| p as f32)
+        ForPlayers(calibrate(widen(wdl.0), self.temperature, curves).map(|p| p as f32))
     }
 
-    /// The network's own `wdl` (no search) calibrated, in the same
-    /// perspective.
-    pub fn apply_network(&self, wdl: [f32; 3], to_move: Player) -> [f32; 3] {
+    /// The network's own `wdl` (no search) calibrated.
+    pub fn apply_network(&self, wdl: ForPlayers, to_move: Player) -> ForPlayers {
         let curves = self.network_curves.as_ref().map(|c| for_side(c, to_move));
-        calibrate(widen(wdl), self.network_temperature, curves).map(|p| p as f32)
+        ForPlayers(calibrate(widen(wdl.0), self.network_temperature, curves).map(|p| p as f32))
     }
 
     /// Why the calibration cannot be used, if it cannot: temperatures

@@ -1,7 +1,7 @@
 //! The folded network as the search's evaluator.
 
-use grandmaitre_engine::Game;
 use grandmaitre_engine::search::{EvaluationRequest, Evaluations, Evaluator};
+use grandmaitre_engine::{Game, ToMove};
 
 use std::sync::Mutex;
 
@@ -72,7 +72,7 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator {
         output.wdl.extend(
             wdl_logits
                 .chunks_exact(3)
-                .map(|l| softmax3([l[0], l[1], l[2]])),
+                .map(|l| ToMove(softmax3([l[0], l[1], l[2]]))),
         );
         if let Ok(mut slot) = self.buffers.lock() {
             *slot = (planes, wdl_logits);

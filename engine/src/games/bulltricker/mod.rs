@@ -46,6 +46,7 @@ pub use position::{Draw, Key, Position, Status, colour_name};
 use crate::game::{
     Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
 };
+use crate::parameters::{choice, read_fields, whole_number};
 
 /// Version of the network input encoding (see [`PLANE_NAMES`]): 2 appends
 /// the opponent's moves (were it to move) to version 1's 16 planes.
@@ -508,43 +509,24 @@ impl Game for Bulltricker {
     /// `plies=N material=M repetitions=R adjudicate=none|material`, any of
     /// them left out.
     fn with_parameters(text: &str) -> Result<Bulltricker, ParseError> {
-        let error = |reason: String| ParseError::new("game parameters", text, reason);
         let (mut plies, mut material, mut repetitions) =
             (DEFAULT_PLY_CAP, DEFAULT_MATERIAL, DEFAULT_REPETITIONS);
         let mut adjudicate = false;
-        for token in text.split_whitespace() {
-            let (name, value) = token
-                .split_once('=')
-                .ok_or_else(|| error(format!("'{token}' is not NAME=VALUE")))?;
-            let number = |low: u32, high: u32| {
-                value
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|n| (low..=high).contains(n))
-                    .ok_or_else(|| {
-                        error(format!(
-                            "{name} must be a whole number from {low} to {high}"
-                        ))
-                    })
-            };
-            match name {
-                "plies" => plies = number(1, 10_000)? as u16,
-                "material" => material = number(0, 112)?,
-                "repetitions" => repetitions = number(1, 100)? as usize,
-                "adjudicate" => {
-                    adjudicate = match value {
-                        "material" => true,
-                        "none" => false,
-                        _ => return Err(error("adjudicate must be material or none".to_string())),
-                    }
-                }
-                _ => {
-                    return Err(error(format!(
-                        "unknown parameter '{name}' (plies, material, repetitions, adjudicate)"
-                    )));
-                }
+        let fields = [
+            ("plies", "N"),
+            ("material", "M"),
+            ("repetitions", "R"),
+            ("adjudicate", "none|material"),
+        ];
+        read_fields(text, &fields, |key, value| {
+            match key {
+                "plies" => plies = whole_number(key, value, 1, 10_000)?,
+                "material" => material = whole_number(key, value, 0, 112)?,
+                "repetitions" => repetitions = whole_number(key, value, 1, 100)?,
+                _ => adjudicate = choice(key, value, &[("none", false), ("material", true)])?,
             }
-        }
+            Ok(())
+        })?;
         Ok(Bulltricker::new(plies, material, repetitions).adjudicating_material(adjudicate))
     }
 

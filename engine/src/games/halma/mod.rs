@@ -35,6 +35,7 @@ pub use position::{Position, Status, colour_name, side_letter};
 use crate::game::{
     Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
 };
+use crate::parameters::{choice, read_fields, whole_number};
 
 /// Version of the network input encoding (see [`PLANE_NAMES`]): 2 added
 /// the race planes (distances to the goal corners, the sides' totals and
@@ -558,71 +559,41 @@ impl Game for Halma {
     /// Reads the fields of [`Halma::parameters`], any of them left out:
     /// size 8, the size's limit (30 or 50), `gt`, `a1`, 200, `adjudicate=none`.
     fn with_parameters(text: &str) -> Result<Halma, ParseError> {
-        let error = |reason: String| ParseError::new("game parameters", text, reason);
         let mut size = DEFAULT_SIZE;
         let mut limit = None;
         let mut inclusive = false;
         let mut corner = Corner::A1;
         let mut draw = DEFAULT_DRAW_MOVES;
         let mut adjudicate_race = false;
-        let positive = |key: &str, value: &str| -> Result<u16, ParseError> {
-            value
-                .parse::<u16>()
-                .ok()
-                .filter(|&n| (1..=1000).contains(&n))
-                .ok_or_else(|| {
-                    error(format!(
-                        "{key} must be a whole number from 1 to 1000, not '{value}'"
-                    ))
-                })
-        };
-        for field in text.split_whitespace() {
-            match field.split_once('=') {
-                Some(("size", value)) => {
-                    size = match value {
-                        "8" => 8,
-                        "10" => 10,
-                        other => return Err(error(format!("size must be 8 or 10, not '{other}'"))),
-                    };
+        let fields = [
+            ("size", "8|10"),
+            ("limit", "L"),
+            ("compare", "gt|ge"),
+            ("corner", "a1|h1"),
+            ("draw", "M"),
+            ("adjudicate", "none|race"),
+        ];
+        read_fields(text, &fields, |key, value| {
+            match key {
+                "size" => size = choice(key, value, &[("8", 8), ("10", 10)])?,
+                "limit" => limit = Some(whole_number(key, value, 1, 1000)?),
+                "draw" => draw = whole_number(key, value, 1, 1000)?,
+                "compare" => inclusive = choice(key, value, &[("gt", false), ("ge", true)])?,
+                "corner" => {
+                    corner = choice(
+                        key,
+                        value,
+                        &[
+                            ("a1", Corner::A1),
+                            ("h1", Corner::LastFile),
+                            ("j1", Corner::LastFile),
+                        ],
+                    )?;
                 }
-                Some(("limit", value)) => limit = Some(positive("limit", value)?),
-                Some(("draw", value)) => draw = positive("draw", value)?,
-                Some(("adjudicate", value)) => {
-                    adjudicate_race = match value {
-                        "race" => true,
-                        "none" => false,
-                        other => {
-                            return Err(error(format!(
-                                "adjudicate must be race or none, not '{other}'"
-                            )));
-                        }
-                    };
-                }
-                Some(("compare", value)) => {
-                    inclusive = match value {
-                        "gt" => false,
-                        "ge" => true,
-                        other => {
-                            return Err(error(format!("compare must be gt or ge, not '{other}'")));
-                        }
-                    };
-                }
-                Some(("corner", value)) => {
-                    corner = match value {
-                        "a1" => Corner::A1,
-                        "h1" | "j1" => Corner::LastFile,
-                        other => {
-                            return Err(error(format!("corner must be a1 or h1, not '{other}'")));
-                        }
-                    };
-                }
-                _ => {
-                    return Err(error(format!(
-                        "unknown field '{field}': expected size=8|10, limit=L, compare=gt|ge, corner=a1|h1, draw=M, adjudicate=race|none"
-                    )));
-                }
+                _ => adjudicate_race = choice(key, value, &[("none", false), ("race", true)])?,
             }
-        }
+            Ok(())
+        })?;
         let limit = limit.unwrap_or_else(|| default_yard_limit(size));
         Ok(Halma::new(size, corner, limit, inclusive, draw).adjudicating_race(adjudicate_race))
     }

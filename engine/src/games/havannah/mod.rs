@@ -29,6 +29,7 @@ pub use rules::Structures;
 use crate::game::{
     Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
 };
+use crate::parameters::{choice, read_fields, whole_number};
 
 /// The default base: 169 cells.
 pub const DEFAULT_BASE: usize = 8;
@@ -379,35 +380,14 @@ impl Game for Havannah {
     /// Reads `base=<n> swap=<0|1>`; either may be left out (base 8, swap
     /// on).
     fn with_parameters(text: &str) -> Result<Havannah, ParseError> {
-        let error = |reason: String| ParseError::new("game parameters", text, reason);
         let (mut base, mut swap) = (DEFAULT_BASE, true);
-        for field in text.split_whitespace() {
-            match field.split_once('=') {
-                Some(("base", value)) => {
-                    base = value
-                        .parse()
-                        .ok()
-                        .filter(|base| (MIN_BASE..=MAX_BASE).contains(base))
-                        .ok_or_else(|| {
-                            error(format!(
-                                "base must be a whole number from {MIN_BASE} to {MAX_BASE}, not '{value}'"
-                            ))
-                        })?;
-                }
-                Some(("swap", value)) => {
-                    swap = match value {
-                        "1" => true,
-                        "0" => false,
-                        other => return Err(error(format!("swap must be 0 or 1, not '{other}'"))),
-                    };
-                }
-                _ => {
-                    return Err(error(format!(
-                        "unknown field '{field}': expected base=<n> and swap=<0|1>"
-                    )));
-                }
+        read_fields(text, &[("base", "<n>"), ("swap", "0|1")], |key, value| {
+            match key {
+                "base" => base = whole_number(key, value, MIN_BASE, MAX_BASE)?,
+                _ => swap = choice(key, value, &[("0", false), ("1", true)])?,
             }
-        }
+            Ok(())
+        })?;
         Ok(Havannah::new(base, swap))
     }
 

@@ -7,7 +7,7 @@ impl<G: Game> Search<G> {
     /// Adds one completed simulation with first-player `wdl` to every node of
     /// `self.path`, removing its virtual loss; `moves_left` is the plies left
     /// after the path's last node, to which each node adds its distance.
-    pub(super) fn backup(&mut self, wdl: [f32; 3], moves_left: f32) {
+    pub(super) fn backup(&mut self, wdl: ForPlayers, moves_left: f32) {
         let last = self.path.len().saturating_sub(1);
         for (depth, &id) in self.path.iter().enumerate() {
             let node = self.tree.node_mut(id);

@@ -50,7 +50,7 @@ impl<G: Game> Search<G> {
             .iter()
             .map(|edge| {
                 let (visits, wdl, proof, moves_left) = if edge.child == NO_NODE {
-                    (0, [0.0, 1.0, 0.0], None, None)
+                    (0, ToMove([0.0, 1.0, 0.0]), None, None)
                 } else {
                     let child = self.tree.node(edge.child);
                     (
