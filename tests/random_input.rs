@@ -135,8 +135,29 @@ fn moves_in_random_games<G: Game>(game: &G, junk: &[&str]) -> Vec<String> {
     moves
 }
 
+/// The vocabulary of a game whose colours are white and black: its moves
+/// in random games and `junk`, the rules texts `boards`, positions of
+/// random games drawn with `seed`.
+fn white_black_vocabulary<G: Game>(
+    game: &G,
+    name: &'static str,
+    boards: &[&str],
+    junk: &[&str],
+    seed: u64,
+) -> Vocabulary {
+    Vocabulary {
+        game: name,
+        colours: vec!["white", "black", "w", "b", "White", "light"],
+        moves: moves_in_random_games(game, junk),
+        boards: boards.iter().map(|board| board.to_string()).collect(),
+        positions: random_states(game, 40, 60, seed)
+            .iter()
+            .map(|state| game.format_state(state))
+            .collect(),
+    }
+}
+
 fn halma_vocabulary() -> Vocabulary {
-    let game = Halma::default();
     let boards = [
         "size=8",
         "size=10",
@@ -148,20 +169,11 @@ fn halma_vocabulary() -> Vocabulary {
         "adjudicate=race",
         "size=8 size=10",
     ];
-    Vocabulary {
-        game: "halma",
-        colours: vec!["white", "black", "w", "b", "White", "light"],
-        moves: moves_in_random_games(&game, &["a1-a1", "a1-z9", "pass", "-", "a1-"]),
-        boards: boards.map(str::to_string).to_vec(),
-        positions: random_states(&game, 40, 60, 4)
-            .iter()
-            .map(|state| game.format_state(state))
-            .collect(),
-    }
+    let junk = ["a1-a1", "a1-z9", "pass", "-", "a1-"];
+    white_black_vocabulary(&Halma::default(), "halma", &boards, &junk, 4)
 }
 
 fn bulltricker_vocabulary() -> Vocabulary {
-    let game = Bulltricker::default();
     let boards = [
         "plies=400",
         "plies=60 material=4",
@@ -171,16 +183,8 @@ fn bulltricker_vocabulary() -> Vocabulary {
         "material=x",
         "repetitions=1 plies=10",
     ];
-    Vocabulary {
-        game: "bulltricker",
-        colours: vec!["white", "black", "w", "b", "White", "light"],
-        moves: moves_in_random_games(&game, &["a1-a1", "z9-a1", "pass", "x", "h8-"]),
-        boards: boards.map(str::to_string).to_vec(),
-        positions: random_states(&game, 40, 60, 5)
-            .iter()
-            .map(|state| game.format_state(state))
-            .collect(),
-    }
+    let junk = ["a1-a1", "z9-a1", "pass", "x", "h8-"];
+    white_black_vocabulary(&Bulltricker::default(), "bulltricker", &boards, &junk, 5)
 }
 
 /// A command of the protocol with plausible arguments.

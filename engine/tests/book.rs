@@ -6,8 +6,8 @@
 use grandmaitre_engine::agent::{Agent, RandomAgent};
 use grandmaitre_engine::book::{Book, BookAgent};
 use grandmaitre_engine::game::rule_symmetries;
-use grandmaitre_engine::heraldis::{Heraldis, Layout};
-use grandmaitre_engine::{Game, Outcome, Player};
+use grandmaitre_engine::heraldis::{Heraldis, Layout, Position};
+use grandmaitre_engine::{Action, Game, Outcome, Player};
 use std::sync::Arc;
 
 const PROOF: &str = include_str!("../../checkpoints/heraldis/solution/default.proof");
@@ -22,6 +22,34 @@ fn default_rules(plies: u32) -> Heraldis {
 
 fn read(game: &Heraldis) -> Book<Heraldis> {
     Book::read(game, PROOF).expect("the shipped proof reads as a book")
+}
+
+/// The book's lines, each winner's position with its move.
+fn proof_lines(game: &Heraldis, book: &Book<Heraldis>) -> Vec<(Position, Action)> {
+    PROOF
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|line| {
+            let (position, _) = line.split_once('\t').expect("a line");
+            let state = game.parse_state(position).expect("position");
+            let action = book.best_move(game, &state).expect("its move");
+            (state, action)
+        })
+        .collect()
+}
+
+/// Light's a1 (not the book's move), then a Light position after Dark's
+/// first reply, which no line of the proof meets, and a legal move there.
+fn off_the_proof(game: &Heraldis) -> (Position, Position, Action) {
+    let start = game.initial_state();
+    let off = game
+        .play(&start, game.parse_action(&start, "a1").expect("a1"))
+        .expect("legal");
+    let mut actions = Vec::new();
+    game.legal_actions(&off, &mut actions);
+    let position = game.play(&off, actions[0]).expect("legal");
+    game.legal_actions(&position, &mut actions);
+    (off, position, actions[0])
 }
 
 #[test]
@@ -190,22 +218,13 @@ fn positions_off_the_book_are_not_proven() {
 #[test]
 fn a_line_the_proof_never_reaches_is_not_kept() {
     let game = Heraldis::default();
-    // After Light's a1 (not the book's move) and Dark's first reply, a
-    // position the replay from the root never meets, given a legal move as
-    // if it won.
-    let start = game.initial_state();
-    let off = game
-        .play(&start, game.parse_action(&start, "a1").expect("a1"))
-        .expect("legal");
-    let mut replies = Vec::new();
-    game.legal_actions(&off, &mut replies);
-    let position = game.play(&off, replies[0]).expect("legal");
-    let mut moves = Vec::new();
-    game.legal_actions(&position, &mut moves);
+    // A position the replay from the root never meets, given a legal move
+    // as if it won.
+    let (off, position, action) = off_the_proof(&game);
     let stray = format!(
         "{}\t{}\n",
         game.format_state(&position),
-        game.format_action(&position, moves[0])
+        game.format_action(&position, action)
     );
     let book = Book::read(&game, &format!("{PROOF}{stray}")).expect("still a proof");
     assert_eq!(book.len(), 16_809);
@@ -242,12 +261,7 @@ fn light_playing_the_book_beats_every_random_defence() {
 fn a_book_written_back_reads_the_same() {
     let game = Heraldis::default();
     let book = read(&game);
-    let mut lines = Vec::new();
-    for line in PROOF.lines().filter(|l| !l.starts_with('#')) {
-        let (position, _) = line.split_once('\t').expect("a line");
-        let state = game.parse_state(position).expect("position");
-        lines.push((state, book.best_move(&game, &state).expect("its move")));
-    }
+    let lines = proof_lines(&game, &book);
     let text = Book::text(&game, "again", book.root(), book.winner(), &lines);
     let again = Book::read(&game, &text).expect("reads");
     assert_eq!(again.len(), book.len());
@@ -258,12 +272,7 @@ fn a_book_written_back_reads_the_same() {
 fn a_proof_is_written_only_if_it_reads_back_whole() {
     let game = Heraldis::default();
     let book = read(&game);
-    let mut lines = Vec::new();
-    for line in PROOF.lines().filter(|l| !l.starts_with('#')) {
-        let (position, _) = line.split_once('\t').expect("a line");
-        let state = game.parse_state(position).expect("position");
-        lines.push((state, book.best_move(&game, &state).expect("its move")));
-    }
+    let lines = proof_lines(&game, &book);
     let (again, _) = Book::checked_text(&game, "whole", book.root(), book.winner(), &lines)
         .expect("the whole proof");
     assert_eq!(again.len(), lines.len());
@@ -273,17 +282,9 @@ fn a_proof_is_written_only_if_it_reads_back_whole() {
         Book::checked_text(&game, "holed", book.root(), book.winner(), &holed).expect_err("a hole");
     assert!(error.ends_with("the book has no move there"), "{error}");
     // With a position no line reaches: refused too.
-    let start = game.initial_state();
-    let off = game
-        .play(&start, game.parse_action(&start, "a1").expect("a1"))
-        .expect("legal");
-    let mut replies = Vec::new();
-    game.legal_actions(&off, &mut replies);
-    let stray = game.play(&off, replies[0]).expect("legal");
-    let mut moves = Vec::new();
-    game.legal_actions(&stray, &mut moves);
+    let (_, stray, action) = off_the_proof(&game);
     let mut padded = lines.clone();
-    padded.push((stray, moves[0]));
+    padded.push((stray, action));
     let error = Book::checked_text(&game, "padded", book.root(), book.winner(), &padded)
         .expect_err("a stray line");
     assert_eq!(error, "1 of the proof's 16810 positions are off its lines");

@@ -32,14 +32,13 @@ pub fn bar<G: Game, E: Evaluator<G>>(
     let known = game
         .outcome(state)
         .or_else(|| book.and_then(|book| book.outcome(game, state)));
-    let (side, wdl) = match known {
-        Some(outcome) => (game.current_player(state), ToMove::exact(outcome)),
-        None => {
-            let result = bar_search(game, state, evaluator);
-            (result.side, shown_wdl(&result, for_the_bar(calibration)))
-        }
-    };
-    wdl.for_players(side)
+    match known {
+        Some(outcome) => ToMove::exact(outcome).for_players(game.current_player(state)),
+        None => shown_wdl(
+            &bar_search(game, state, evaluator),
+            for_the_bar(calibration),
+        ),
+    }
 }
 
 /// `calibration` if it was fitted for the bar's search, else none: a
@@ -62,18 +61,17 @@ pub fn bar_search<G: Game, E: Evaluator<G>>(
     Search::new(game.clone(), state.clone(), config, 0).run(evaluator)
 }
 
-/// The win/draw/loss of a search for its side to move: a proven result
+/// The win/draw/loss of a search for the players: a proven result
 /// exactly, else the search's mean, calibrated when a calibration is given.
-pub fn shown_wdl(result: &SearchResult, calibration: Option<&Calibration>) -> ToMove {
-    match result.proof {
+pub fn shown_wdl(result: &SearchResult, calibration: Option<&Calibration>) -> ForPlayers {
+    let wdl = match result.proof {
         Some(outcome) => ToMove::exact(outcome),
-        None => match calibration {
-            // The calibration speaks of the players.
-            Some(calibration) => calibration
-                .apply(result.wdl.for_players(result.side), result.side)
-                .to_move(result.side),
-            None => result.wdl,
-        },
+        None => result.wdl,
+    }
+    .for_players(result.side);
+    match (result.proof, calibration) {
+        (None, Some(calibration)) => calibration.apply(wdl, result.side),
+        _ => wdl,
     }
 }
 

@@ -32,19 +32,23 @@ pub enum ModelChoice {
     Rollouts,
 }
 
-/// A network ready to search with, and the calibrations of its bar.
+/// What the Grand Maître plays and shows the bar with for game `G`: the
+/// network, the calibrations of its bar, and the game's solution book
+/// where one is a proof under the rules it was loaded for.
 #[derive(Debug)]
-pub struct LoadedModel {
+pub struct LoadedModel<G: Game> {
     /// The network, as an evaluator.
     pub evaluator: NetworkEvaluator,
     /// The checkpoint's calibrations of the bar.
     pub calibrations: Calibrations,
+    /// The game's solution book under these rules, if one applies.
+    pub book: Option<Arc<Book<G>>>,
 }
 
-impl LoadedModel {
+impl<G: Game> LoadedModel<G> {
     /// The calibration of the bar under `game`'s rules, if the checkpoint
     /// has one for them.
-    pub fn calibration<G: Game>(&self, game: &G) -> Option<&Calibration> {
+    pub fn calibration(&self, game: &G) -> Option<&Calibration> {
         self.calibrations.for_rules(&game.parameters())
     }
 }
@@ -59,14 +63,16 @@ impl ModelChoice {
         }
     }
 
-    /// The network for game `G`: a one-line error when there is none (no
-    /// shipped model, a missing or foreign checkpoint, rollouts asked of a
-    /// command that needs a network).
-    pub fn load<G: Registered>(&self, game: &G) -> Result<LoadedModel> {
+    /// The network for `game`, with its calibrations and the game's book:
+    /// the one way from a model choice to what plays. A one-line error when
+    /// there is no network (no shipped model, a missing or foreign
+    /// checkpoint, rollouts asked of a command that needs a network).
+    pub fn load<G: Registered>(&self, game: &G) -> Result<LoadedModel<G>> {
         let checkpoint = self.checkpoint(game)?;
         Ok(LoadedModel {
             evaluator: checkpoint.evaluator(),
             calibrations: checkpoint.metadata.calibrations(),
+            book: registry::book(game),
         })
     }
 

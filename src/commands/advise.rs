@@ -66,8 +66,7 @@ impl PositionTask for Advise {
         };
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
         let calibration = model.calibration(game);
-        let book = registry::book(game);
-        let book = book.as_deref();
+        let book = model.book.as_deref();
         let advice = levels::advise(game, &state, &model.evaluator, &setting, self.seed, book);
         let result = &advice.result;
         let side = game.player_name(result.side);
@@ -76,7 +75,7 @@ impl PositionTask for Advise {
         // value (another budget, never calibrated) comes beside it.
         let shown = bar::bar(game, &state, &model.evaluator, calibration, book);
         let book_proves = book.is_some_and(|book| book.outcome(game, &state).is_some());
-        let searched_wdl = bar::shown_wdl(result, None).for_players(result.side);
+        let searched_wdl = bar::shown_wdl(result, None);
         let line = advice_line(game, &state, &advice.principal_variation);
         let total: u32 = advice.alternatives.iter().map(|c| c.visits).sum();
         let shown_rows = if self.alternatives == 0 {
@@ -228,8 +227,8 @@ impl PositionTask for Winprob {
     fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
         let calibration = model.calibration(game);
-        let book = registry::book(game);
-        let shown = bar::bar(game, &state, &model.evaluator, calibration, book.as_deref());
+        let book = model.book.as_deref();
+        let shown = bar::bar(game, &state, &model.evaluator, calibration, book);
         let finished = game.outcome(&state).is_some();
         let book_proves = book.is_some_and(|book| book.outcome(game, &state).is_some());
         let [first, second] = registry::player_names(game);
