@@ -3,8 +3,9 @@
 # and levels against a fresh export of checkpoints/heraldis
 # (onnxruntime-node), the module's loader under damaged model.json
 # descriptions, and the game screen assembled from that export
-# (scripts/web-app.sh) in headless Chromium (onnxruntime-web); then the
-# node tests against the committed export, if there is one. Screenshots of
+# (scripts/web-app.sh) in headless Chromium (onnxruntime-web); a short run
+# of each benchmark (web/bench/); then the node tests against the committed
+# export, if there is one. Screenshots of
 # the game screen are kept in target/web-artifacts/.
 #
 #   scripts/test-web.sh
@@ -44,6 +45,12 @@ mkdir -p "$artifacts"
 echo "== web tests against a fresh export"
 (cd web && GM_EXPORT="$tmp/export" GM_APP="$tmp/app" GM_ARTIFACTS="$artifacts" \
     node --test test/node.test.mjs test/description.test.mjs test/browser.test.mjs)
+
+# The benchmarks, briefly: they run on what the tests run on, so that
+# none can break unnoticed (the numbers are not checked here).
+echo "== web benchmarks, a short run each"
+(cd web && node bench/timing.mjs "$tmp/app" 2 \
+    && node bench/match.mjs --games 2 --level 1 --opponent random --export "$tmp/export")
 
 if [ -f checkpoints/heraldis/export/model.json ]; then
     echo "== web tests against the committed export"

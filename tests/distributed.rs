@@ -5,6 +5,7 @@
 //! trainer, and a worker killed at any moment leaves nothing half-written
 //! that anyone reads.
 
+use std::io::Read;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -37,32 +38,24 @@ fn finished(child: Child, what: &str) -> String {
     String::from_utf8_lossy(&output.stdout).to_string() + &stderr
 }
 
+/// Reads `pipe` to its end on a thread of its own.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            pipe.read_to_string(&mut text).expect("read");
+        }
+        text
+    })
+}
+
 /// [`finished`], but a process still running after `limit` is killed and
 /// the test fails with what it printed (a slow or stuck run fails instead
 /// of hanging the suite).
 fn finished_within(mut child: Child, what: &str, limit: Duration) -> String {
     // Read both pipes while waiting, so that a full pipe cannot stall it.
-    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(mut pipe) = pipe {
-                std::io::Read::read_to_string(&mut pipe, &mut text).expect("read");
-            }
-            text
-        })
-    };
-    let stdout = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
-    );
-    let stderr = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
-    );
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().expect("polled") {

@@ -131,18 +131,17 @@ impl<G: Game> Book<G> {
             moves,
             symmetries: rule_symmetries(game),
         };
-        let proven = book.check(game)?;
+        let reached = book.check(game)?;
         // A line the replay did not reach is no part of the proof: kept, it
         // would answer `best_move` and `outcome` without having been checked.
-        book.moves.retain(|state, _| proven.contains(state));
+        book.moves.retain(|state, _| reached.contains(state));
         Ok(book)
     }
 
     /// Replays the proof from the root: every line must end in the
-    /// winner's win. Returns the winner's positions the replay reached,
-    /// the only ones the check vouches for.
+    /// winner's win. Returns the positions the replay reached, the only
+    /// ones the check vouches for.
     fn check(&self, game: &G) -> Result<HashSet<G::State>, String> {
-        let mut proven = HashSet::new();
         let mut seen = HashSet::new();
         let mut stack = vec![self.root.clone()];
         let mut actions = Vec::new();
@@ -165,7 +164,6 @@ impl<G: Game> Book<G> {
                 let action = self.moves.get(&state).ok_or_else(|| {
                     format!("{}: the book has no move there", game.format_state(&state))
                 })?;
-                proven.insert(state.clone());
                 // Legal: `read` checked every move of the book.
                 let mut child = state.clone();
                 game.apply_unchecked(&mut child, *action);
@@ -185,7 +183,7 @@ impl<G: Game> Book<G> {
                 }
             }
         }
-        Ok(proven)
+        Ok(seen)
     }
 
     /// The side the book wins for.

@@ -131,55 +131,54 @@ pub fn calibrate<G: Registered>(
             "the shipped model is inside the program: pass --model DIR to fit and store a calibration, or --dry-run --report DIR to measure it"
         );
     }
-    let args = settings;
-    let model_name = match &args.model {
+    let model_name = match &settings.model {
         ModelChoice::Directory(path) => path.display().to_string(),
         _ => format!("the shipped {} model", G::NAME),
     };
     let [first, second] = registry::player_names(game);
-    let (header, played, held_out, seeds) = if args.games_in.is_empty() {
+    let (header, played, held_out, seeds) = if settings.games_in.is_empty() {
         // Only playing needs the network; a refit reads the games.
-        let evaluator = args.model.load(game)?.evaluator;
-        let level = Level::get(args.level).map_err(anyhow::Error::msg)?;
-        let pairing = match args.pairing.as_str() {
+        let evaluator = settings.model.load(game)?.evaluator;
+        let level = Level::get(settings.level).map_err(anyhow::Error::msg)?;
+        let pairing = match settings.pairing.as_str() {
             "self" => Pairing::SelfPlay(level),
             "mixed" => Pairing::Mixed,
             other => bail!("invalid --pairing '{other}': expected self or mixed"),
         };
-        let mut played = play_games(game, &evaluator, pairing, args)?;
+        let mut played = play_games(game, &evaluator, pairing, settings)?;
         for game in &mut played {
-            game.rules.clone_from(&args.rules);
+            game.rules.clone_from(&settings.rules);
         }
         let header = RecordsHeader {
             format: RECORDS_FORMAT.to_string(),
             game: G::NAME.to_string(),
-            layout: args.rules.clone(),
+            layout: settings.rules.clone(),
             model: model_name.clone(),
             level: match pairing {
                 Pairing::SelfPlay(level) => level.number,
                 Pairing::Mixed => MIXED_LEVELS.iter().flatten().copied().max().unwrap_or(10),
             },
-            pairing: Some(args.pairing.clone()),
+            pairing: Some(settings.pairing.clone()),
             advice_simulations: level.simulations,
             bar_simulations: BAR_SIMULATIONS,
-            opening_plies: args.opening_plies,
-            seed: args.seed,
+            opening_plies: settings.opening_plies,
+            seed: settings.seed,
         };
-        if let Some(out) = &args.games_out {
+        if let Some(out) = &settings.games_out {
             write_records(out, &header, &played)?;
         }
         let seeds = format!("seed {}", header.seed);
         (header, played, Vec::new(), seeds)
     } else {
-        let files: Vec<PathBuf> = args
+        let files: Vec<PathBuf> = settings
             .games_in
             .iter()
-            .chain(&args.held_out)
+            .chain(&settings.held_out)
             .cloned()
             .collect();
         let (header, mut per_file) =
             pool_records(&files, G::NAME, BAR_SIMULATIONS).map_err(anyhow::Error::msg)?;
-        let held_entries = per_file.split_off(args.games_in.len());
+        let held_entries = per_file.split_off(settings.games_in.len());
         let seeds = if held_entries.is_empty() {
             seed_words(&per_file)
         } else {
@@ -218,12 +217,12 @@ pub fn calibrate<G: Registered>(
     // setting's own calibration; otherwise the fit serves every
     // setting without its own.
     let default_rules = G::default().parameters();
-    let settings = rules_settings::<G>(fit.iter().chain(&test).copied())?;
-    let own = match Vec::from_iter(&settings)[..] {
+    let rules_seen = rules_settings::<G>(fit.iter().chain(&test).copied())?;
+    let own = match Vec::from_iter(&rules_seen)[..] {
         [only] if *only != default_rules => Some(only.clone()),
         _ => None,
     };
-    let report_directory = match (&args.report, &args.model) {
+    let report_directory = match (&settings.report, &settings.model) {
         (Some(report), _) => report.clone(),
         (None, ModelChoice::Directory(path)) => match &own {
             Some(own) => path.join(rules_directory(&default_rules, own)),
@@ -468,7 +467,7 @@ pub fn calibrate<G: Registered>(
         "Bar calibration on held-out games, by side to move",
         &side_panels,
     )?;
-    if let (false, ModelChoice::Directory(path)) = (args.dry_run, &args.model) {
+    if let (false, ModelChoice::Directory(path)) = (settings.dry_run, &settings.model) {
         let stored = measure::calibration(
             &bar,
             &network,
@@ -476,9 +475,9 @@ pub fn calibrate<G: Registered>(
             [fit.len(), test.len()],
             [before.worst_ece(), after.worst_ece()],
         );
-        store(path, stored, own.as_deref(), &settings)?;
+        store(path, stored, own.as_deref(), &rules_seen)?;
     }
-    let stored = match (args.dry_run, &args.model, &own) {
+    let stored = match (settings.dry_run, &settings.model, &own) {
         (false, ModelChoice::Directory(path), Some(own)) => Some(format!(
             "the calibration of the rules '{}' in {}/checkpoint.json",
             differing(&default_rules, own).join(" "),
@@ -606,18 +605,18 @@ fn store(
     Ok(())
 }
 
-/// Plays `args.games` games on the calibration's threads.
+/// Plays `settings.games` games on the calibration's threads.
 fn play_games<G: Game, E: Evaluator<G> + Sync>(
     game: &G,
     evaluator: &E,
     pairing: Pairing,
-    args: &CalibrateSettings,
+    settings: &CalibrateSettings,
 ) -> Result<Vec<Played>> {
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
+        .num_threads(settings.threads.unwrap_or(0))
         .build()
         .context("starting the calibration's threads")?;
-    let progress = ProgressBar::new(u64::from(args.games));
+    let progress = ProgressBar::new(u64::from(settings.games));
     progress.set_style(
         ProgressStyle::with_template(
             "{bar:30} {pos}/{len} games  [{elapsed_precise} < {eta_precise}]",
@@ -625,16 +624,16 @@ fn play_games<G: Game, E: Evaluator<G> + Sync>(
         .expect("valid template"),
     );
     progress.enable_steady_tick(Duration::from_millis(500));
-    let settings = GameSettings {
+    let game_settings = GameSettings {
         pairing,
-        opening_plies: args.opening_plies,
-        seed: args.seed,
+        opening_plies: settings.opening_plies,
+        seed: settings.seed,
     };
     let played: Vec<Played> = pool.install(|| {
-        (0..args.games)
+        (0..settings.games)
             .into_par_iter()
             .filter_map(|index| {
-                let played = play(game, evaluator, &settings, index);
+                let played = play(game, evaluator, &game_settings, index);
                 progress.inc(1);
                 played
             })

@@ -57,24 +57,37 @@ const COMMANDS: [&str; 18] = [
 /// The evaluator a session searches with.
 type SharedEvaluator<G> = Arc<dyn Evaluator<G> + Send + Sync>;
 
-/// The evaluator of `model` for `game`'s board, the leaves it evaluates at
-/// once (a network is fastest on batches; rollouts are best one at a
-/// time), and the model's calibrations.
-fn evaluator_for<G: Registered>(
-    model: &ModelChoice,
-    game: &G,
-) -> Result<(SharedEvaluator<G>, u32, Calibrations)> {
-    Ok(match model {
-        ModelChoice::Rollouts => (
-            Arc::new(RolloutEvaluator::default()),
-            1,
-            Calibrations::default(),
-        ),
-        choice => {
-            let model = choice.load(game)?;
-            (Arc::new(model.evaluator), 8, model.calibrations)
-        }
-    })
+/// What guides a session's search on one board: the evaluator, the
+/// leaves it evaluates at once (a network is fastest on batches; rollouts
+/// are best one at a time), the model's calibrations and the game's book.
+struct Guide<G: Registered> {
+    evaluator: SharedEvaluator<G>,
+    leaves: u32,
+    calibrations: Calibrations,
+    book: Option<Arc<Book<G>>>,
+}
+
+impl<G: Registered> Guide<G> {
+    /// The guide of `model` for `game`'s board.
+    fn of(model: &ModelChoice, game: &G) -> Result<Guide<G>> {
+        Ok(match model {
+            ModelChoice::Rollouts => Guide {
+                evaluator: Arc::new(RolloutEvaluator::default()),
+                leaves: 1,
+                calibrations: Calibrations::default(),
+                book: registry::book(game),
+            },
+            choice => {
+                let model = choice.load(game)?;
+                Guide {
+                    evaluator: Arc::new(model.evaluator),
+                    leaves: 8,
+                    calibrations: model.calibrations,
+                    book: model.book,
+                }
+            }
+        })
+    }
 }
 
 /// How a session ended.
@@ -166,19 +179,13 @@ impl<G: Registered> Session<G> {
         model: ModelChoice,
         player: Option<&str>,
     ) -> Result<Session<G>> {
-        let (evaluator, leaves, calibrations) = evaluator_for(&model, game)?;
+        let guide = Guide::of(&model, game)?;
         let config = SearchConfig {
             simulations: simulations.max(1),
-            leaves_per_batch: leaves,
+            leaves_per_batch: guide.leaves,
             ..SearchConfig::default()
         };
-        let mut session = Session::new(
-            game.clone(),
-            state,
-            config,
-            model,
-            (evaluator, calibrations),
-        );
+        let mut session = Session::new(game.clone(), state, config, model, guide);
         if let Some(text) = player {
             let prepared = PlayerSpec::parse(text)?.prepare(game)?;
             session.stand_in = Some((text.to_string(), prepared.build(game, 1)?));
@@ -192,24 +199,24 @@ impl<G: Registered> Session<G> {
         state: G::State,
         config: SearchConfig,
         model: ModelChoice,
-        (evaluator, calibrations): (SharedEvaluator<G>, Calibrations),
+        guide: Guide<G>,
     ) -> Session<G> {
         let agent = MctsAgent::new(
             config,
-            evaluator.clone(),
+            guide.evaluator.clone(),
             MoveChoice::LowerConfidenceBound,
             1,
         );
         Session {
-            book: registry::book(&game),
+            book: guide.book,
             game,
             history: Vec::new(),
             state,
             agent,
             stand_in: None,
-            evaluator,
+            evaluator: guide.evaluator,
             model,
-            calibrations,
+            calibrations: guide.calibrations,
             quit: false,
             switch_to: None,
         }
@@ -291,10 +298,10 @@ impl<G: Registered> Session<G> {
                 let game = G::with_rules(arguments).map_err(|e| format!("{e:#}"))?;
                 // A network is built for a board's size: another size loads
                 // it again (or says why it cannot), and so does a stand-in.
-                let evaluator = if game.spec() == self.game.spec() {
+                let guide = if game.spec() == self.game.spec() {
                     None
                 } else {
-                    Some(evaluator_for(&self.model, &game).map_err(|e| format!("{e:#}"))?)
+                    Some(Guide::of(&self.model, &game).map_err(|e| format!("{e:#}"))?)
                 };
                 let stand_in = match &self.stand_in {
                     Some((text, _)) => {
@@ -306,13 +313,16 @@ impl<G: Registered> Session<G> {
                     }
                     None => None,
                 };
-                if let Some((evaluator, _, calibrations)) = evaluator {
-                    self.agent.set_evaluator(evaluator.clone());
-                    self.evaluator = evaluator;
-                    self.calibrations = calibrations;
+                match guide {
+                    Some(guide) => {
+                        self.agent.set_evaluator(guide.evaluator.clone());
+                        self.evaluator = guide.evaluator;
+                        self.calibrations = guide.calibrations;
+                        self.book = guide.book;
+                    }
+                    None => self.book = registry::book(&game),
                 }
                 self.stand_in = stand_in;
-                self.book = registry::book(&game);
                 self.game = game;
                 // The kept tree holds the moves of the old rules.
                 self.agent.clear_tree();

@@ -360,30 +360,30 @@ impl PlayerSpec {
         })
     }
 
-    /// Loads what the player needs (its network) for game `G`.
+    /// Loads what the player needs (its network, and the game's book with
+    /// `book=1`) for game `G`.
     pub fn prepare<G: Registered>(self, game: &G) -> Result<PreparedPlayer> {
-        let evaluator = match &self {
-            PlayerSpec::Model { model, .. } => Some(Arc::new(model.load(game)?.evaluator)),
+        let (evaluator, book) = match &self {
+            PlayerSpec::Model { model, book, .. } => {
+                let loaded = model.load(game)?;
+                let book = match (book, loaded.book) {
+                    (false, _) => None,
+                    (true, Some(book)) => Some(book as Arc<dyn Any + Send + Sync>),
+                    (true, None) => bail!(
+                        "book=1: no solution book of {} proves a win under these rules",
+                        G::NAME
+                    ),
+                };
+                (Some(Arc::new(loaded.evaluator)), book)
+            }
             PlayerSpec::OpenSpiel { .. } => {
                 if game.openspiel_game().is_none() {
                     bail!("the openspiel player does not play {}", G::NAME);
                 }
                 crate::openspiel::check_available()?;
-                None
+                (None, None)
             }
-            _ => None,
-        };
-        let book = match &self {
-            PlayerSpec::Model { book: true, .. } => {
-                let book = registry::book(game).with_context(|| {
-                    format!(
-                        "book=1: no solution book of {} proves a win under these rules",
-                        G::NAME
-                    )
-                })?;
-                Some(book as Arc<dyn Any + Send + Sync>)
-            }
-            _ => None,
+            _ => (None, None),
         };
         let prepared = PreparedPlayer {
             spec: self,

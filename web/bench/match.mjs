@@ -91,9 +91,11 @@ function elo(points, count) {
 }
 
 const description = JSON.parse(readFileSync(path.join(options.export, 'model.json'), 'utf8'));
+const bookFile = description.files?.book;
 const maitre = await GrandMaitre.load(ort, {
   model: readFileSync(path.join(options.export, 'model.onnx')),
   description,
+  book: bookFile ? readFileSync(path.join(options.export, bookFile), 'utf8') : undefined,
 });
 const game = maitre.game;
 const opponent = engine(options.bin, options.opponent);

@@ -54,7 +54,11 @@ try {
       fetch('model.onnx').then((r) => r.arrayBuffer()),
       fetch('model.json').then((r) => r.json()),
     ]);
-    const maitre = await GrandMaitre.load(ort, { model, description }, { executionProviders: ['wasm'] });
+    // The solution book, when the description names one (the bar there is
+    // its exact result: the timing starts off it, from random plies).
+    const bookFile = description.files?.book;
+    const book = bookFile ? await fetch(bookFile).then((r) => r.text()) : undefined;
+    const maitre = await GrandMaitre.load(ort, { model, description, book }, { executionProviders: ['wasm'] });
     const game = maitre.game;
     let seed = 2026;
     const random = () => {

@@ -38,12 +38,12 @@ pub struct NnSettings {
 
 /// Times inference on the current rayon pool's threads and writes the
 /// table to `out`.
-pub fn nn<G: Game>(game: &G, args: &NnSettings, out: &mut dyn Write) -> Result<()> {
-    let batches = &args.batches;
-    let burn_backend = args.burn;
+pub fn nn<G: Game>(game: &G, settings: &NnSettings, out: &mut dyn Write) -> Result<()> {
+    let batches = &settings.batches;
+    let burn_backend = settings.burn;
     let device = Device::flex();
-    let (network, config) = args.network.network(game, &device)?;
-    if let Some(path) = &args.save {
+    let (network, config) = settings.network.network(game, &device)?;
+    if let Some(path) = &settings.save {
         save(game, &network, &config, path)?;
     }
     let fast = InferenceNetwork::new(&network, &config);
@@ -63,8 +63,8 @@ pub fn nn<G: Game>(game: &G, args: &NnSettings, out: &mut dyn Write) -> Result<(
     writeln!(
         out,
         "machine GEMM (gemm crate, f32, 1024×1024×1024): {:.1} GFLOP/s on 1 thread, {:.1} GFLOP/s on {threads}",
-        gemm_speed(1, args.seconds),
-        gemm_speed(threads, args.seconds)
+        gemm_speed(1, settings.seconds),
+        gemm_speed(threads, settings.seconds)
     )?;
     let planes_per_position = config.input_planes * config.cells();
     let largest = batches.iter().copied().max().unwrap_or(1).max(256);
@@ -79,7 +79,7 @@ pub fn nn<G: Game>(game: &G, args: &NnSettings, out: &mut dyn Write) -> Result<(
         let input = &planes[..batch * planes_per_position];
         let mut policy = vec![0.0; batch * config.actions];
         let mut wdl = vec![0.0; batch * 3];
-        let ours = positions_per_second(batch, args.seconds, || {
+        let ours = positions_per_second(batch, settings.seconds, || {
             fast.forward(input, &mut policy, &mut wdl, &mut []);
             black_box((&policy, &wdl));
         });
@@ -92,7 +92,7 @@ pub fn nn<G: Game>(game: &G, args: &NnSettings, out: &mut dyn Write) -> Result<(
                 } else {
                     reload(&network, &config, &device)?
                 };
-                Ok(positions_per_second(batch, args.seconds, || {
+                Ok(positions_per_second(batch, settings.seconds, || {
                     black_box(burn_forward(&network, &config, input, &device));
                 }))
             })
@@ -111,7 +111,14 @@ pub fn nn<G: Game>(game: &G, args: &NnSettings, out: &mut dyn Write) -> Result<(
             )?,
         }
     }
-    mcts_speed(game, fast, &planes, planes_per_position, args.seconds, out)?;
+    mcts_speed(
+        game,
+        fast,
+        &planes,
+        planes_per_position,
+        settings.seconds,
+        out,
+    )?;
     Ok(())
 }
 

@@ -48,10 +48,10 @@ pub struct TrainSettings {
 
 /// Times training steps of each backend from the same weights on the same
 /// batch; writes the lines to `out`.
-pub fn train<G: Game>(game: &G, args: &TrainSettings, out: &mut dyn Write) -> Result<()> {
-    let backends = args.backends.clone();
-    let cuda = args.cuda;
-    let (shape, optimizer) = match &args.training {
+pub fn train<G: Game>(game: &G, settings: &TrainSettings, out: &mut dyn Write) -> Result<()> {
+    let backends = settings.backends.clone();
+    let cuda = settings.cuda;
+    let (shape, optimizer) = match &settings.training {
         Some(settings) => (
             settings.network.network_config(game.spec()),
             settings.optimizer.clone(),
@@ -61,14 +61,14 @@ pub fn train<G: Game>(game: &G, args: &TrainSettings, out: &mut dyn Write) -> Re
             OptimizerSettings::default(),
         ),
     };
-    let channels = args.channels.unwrap_or(shape.channels);
-    let blocks = args.blocks.unwrap_or(shape.blocks);
-    let batch_size = args.batch.unwrap_or(optimizer.batch_size);
+    let channels = settings.channels.unwrap_or(shape.channels);
+    let blocks = settings.blocks.unwrap_or(shape.blocks);
+    let batch_size = settings.batch.unwrap_or(optimizer.batch_size);
     for (name, value) in [
         ("--channels", channels),
         ("--blocks", blocks),
         ("--batch", batch_size),
-        ("--steps", args.steps),
+        ("--steps", settings.steps),
     ] {
         if value == 0 {
             bail!("{name} must be positive");
@@ -88,12 +88,12 @@ pub fn train<G: Game>(game: &G, args: &TrainSettings, out: &mut dyn Write) -> Re
         config.heads_name(),
         config.multiply_adds() as f64 / 1e6,
         batch_size,
-        args.warmup,
-        args.steps
+        settings.warmup,
+        settings.steps
     )?;
     let mut measured: Vec<(Backend, f64)> = Vec::new();
     for backend in backends {
-        let device = match device(backend, cuda) {
+        let device = match backend.device(cuda) {
             Ok(device) => device,
             Err(reason) => {
                 writeln!(out, "{:<8} unavailable: {reason}", backend.to_string())?;
@@ -105,7 +105,7 @@ pub fn train<G: Game>(game: &G, args: &TrainSettings, out: &mut dyn Write) -> Re
             .init(&device)
             .try_load_record(record)
             .with_context(|| format!("loading the weights on {backend}"))?;
-        let result = measure(network, &config, &device, &batch, &optimizer, args);
+        let result = measure(network, &config, &device, &batch, &optimizer, settings);
         writeln!(
             out,
             "{:<8} {:>8.0} samples/s   {:>8.1} ms/step   last step's loss: policy {:.4}, value {:.4}",
@@ -120,7 +120,8 @@ pub fn train<G: Game>(game: &G, args: &TrainSettings, out: &mut dyn Write) -> Re
     match measured.as_slice() {
         [] => bail!(
             "no backend of --backends '{}' is available",
-            args.backends
+            settings
+                .backends
                 .iter()
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
@@ -135,36 +136,31 @@ pub fn train<G: Game>(game: &G, args: &TrainSettings, out: &mut dyn Write) -> Re
     Ok(())
 }
 
-/// `backend`'s device, or why this machine or build cannot give it.
-fn device(backend: Backend, cuda: bool) -> Result<Device, String> {
-    backend.device(cuda)
-}
-
-/// Warm-up steps, then `args.steps` timed steps on `batch`.
+/// Warm-up steps, then `settings.steps` timed steps on `batch`.
 fn measure(
     network: Network,
     config: &NetworkConfig,
     device: &Device,
     batch: &Batch,
     optimizer: &OptimizerSettings,
-    args: &TrainSettings,
+    settings: &TrainSettings,
 ) -> Measurement {
     let mut trainer = Trainer::new(network, config.clone(), device, optimizer.weight_decay, 0);
-    for _ in 0..args.warmup {
+    for _ in 0..settings.warmup {
         trainer.step(batch, optimizer.learning_rate);
     }
     // Untimed: the losses to report should no step run (steps are at least 1).
     let mut losses = trainer.losses(batch);
     let start = Instant::now();
-    for _ in 0..args.steps {
+    for _ in 0..settings.steps {
         // A step reads its losses back, so each one has finished on the
         // device before the next starts.
         losses = trainer.step(batch, optimizer.learning_rate);
     }
     let seconds = start.elapsed().as_secs_f64();
     Measurement {
-        samples_per_second: (args.steps * batch.size) as f64 / seconds,
-        seconds_per_step: seconds / args.steps as f64,
+        samples_per_second: (settings.steps * batch.size) as f64 / seconds,
+        seconds_per_step: seconds / settings.steps as f64,
         losses,
     }
 }

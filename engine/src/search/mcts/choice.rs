@@ -14,7 +14,7 @@ impl<G: Game> Search<G> {
         };
         let total = self.tree.root().visits;
         let exploration = self.exploration(total);
-        let value = |c: &ChildReport| c.wdl[0] - c.wdl[2];
+        let value = |c: &ChildReport| c.wdl.value();
         let best_child = &children[best];
         let best_score =
             value(best_child) + exploration * best_child.prior / (1.0 + best_child.visits as f32);
@@ -254,10 +254,10 @@ pub(super) fn lower_confidence_bound_choice(
     let threshold = (max_visits as f32 * 0.1).max(1.0);
     let bound = |c: &ChildReport| {
         if c.proof.is_some() {
-            return c.wdl[0] - c.wdl[2];
+            return c.wdl.value();
         }
         let n = c.visits.max(1) as f32;
-        let mean = c.wdl[0] - c.wdl[2];
+        let mean = c.wdl.value();
         // Variance of one visit's value (W − L) given the mean W, D, L.
         let variance = (c.wdl[0] + c.wdl[2] - mean * mean).max(1e-4);
         mean - 2.0 * (variance / n).sqrt() + utility(c)
@@ -281,7 +281,7 @@ pub(super) fn most_visited<'a>(candidates: &[&'a ChildReport]) -> &'a ChildRepor
         .max_by(|a, b| {
             let value = |c: &ChildReport| {
                 if c.visits > 0 || c.proof.is_some() {
-                    c.wdl[0] - c.wdl[2]
+                    c.wdl.value()
                 } else {
                     0.0
                 }
