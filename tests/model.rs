@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use assert_cmd::Command;
-use grandmaitre_engine::Game;
 use grandmaitre_engine::heraldis::Heraldis;
+use grandmaitre_engine::{Game, Notation};
 
 fn grandmaitre() -> Command {
     Command::cargo_bin("grandmaitre").expect("the binary is built")

@@ -14,7 +14,7 @@ use grandmaitre_engine::game::random_states;
 use grandmaitre_engine::halma::Halma;
 use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
-use grandmaitre_engine::{Action, Game};
+use grandmaitre_engine::{Action, Game, Notation};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
@@ -117,7 +117,7 @@ fn havannah_vocabulary() -> Vocabulary {
 
 /// The moves of `game` in notation, as they are written in random games
 /// from the start, and a few that are not moves.
-fn moves_in_random_games<G: Game>(game: &G, junk: &[&str]) -> Vec<String> {
+fn moves_in_random_games<G: Notation>(game: &G, junk: &[&str]) -> Vec<String> {
     let mut moves = Vec::new();
     let mut actions = Vec::new();
     for state in random_states(game, 20, 40, 3) {
@@ -138,7 +138,7 @@ fn moves_in_random_games<G: Game>(game: &G, junk: &[&str]) -> Vec<String> {
 /// The vocabulary of a game whose colours are white and black: its moves
 /// in random games and `junk`, the rules texts `boards`, positions of
 /// random games drawn with `seed`.
-fn white_black_vocabulary<G: Game>(
+fn white_black_vocabulary<G: Notation>(
     game: &G,
     name: &'static str,
     boards: &[&str],

@@ -23,7 +23,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use grandmaitre_engine::havannah::{Bitboard, Havannah, Position};
-use grandmaitre_engine::{Action, Game, Outcome, Player};
+use grandmaitre_engine::{Action, Game, Notation, Outcome, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -46,7 +46,7 @@ fn run() -> Result<(), String> {
         let (command, rest) = line.split_once(' ').unwrap_or((line.as_str(), ""));
         let result = match command {
             "game" => {
-                game = Havannah::with_parameters(rest).map_err(|e| e.to_string())?;
+                game = Havannah::with_rules(rest).map_err(|e| e.to_string())?;
                 Ok(())
             }
             "play" => replay(&game, rest, false, &mut out),

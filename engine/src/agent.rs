@@ -4,7 +4,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::game::{Action, Game};
+use crate::game::{Action, Game, Hints};
 use crate::search::{Evaluator, MoveChoice, Search, SearchConfig, SearchResult};
 
 /// Something that chooses moves in a game.
@@ -139,7 +139,7 @@ pub struct MctsAgent<G: Game, E> {
     rng: SmallRng,
 }
 
-impl<G: Game, E: Evaluator<G> + Send> MctsAgent<G, E> {
+impl<G: Hints, E: Evaluator<G> + Send> MctsAgent<G, E> {
     /// An agent searching with `config` and `evaluator`, choosing its move by
     /// `choice`.
     pub fn new(config: SearchConfig, evaluator: E, choice: MoveChoice, seed: u64) -> Self {
@@ -241,7 +241,7 @@ impl<G: Game, E: Evaluator<G> + Send> MctsAgent<G, E> {
     }
 }
 
-impl<G: Game, E: Evaluator<G> + Send> Agent<G> for MctsAgent<G, E> {
+impl<G: Hints, E: Evaluator<G> + Send> Agent<G> for MctsAgent<G, E> {
     /// Searches, then chooses among the searched moves; a random move
     /// comes instead with the noise probability (the search still runs, so
     /// that its result can be shown beside the move).

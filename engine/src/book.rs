@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 use crate::agent::Agent;
 use crate::game::{Action, Game, Outcome, Player, Symmetry, rule_symmetries};
+use crate::game::{Notation, Symmetric};
 use crate::search::SearchResult;
 
 /// A checked proof that `winner` wins from its root, as moves to play.
@@ -35,7 +36,7 @@ pub struct Book<G: Game> {
     symmetries: Vec<Symmetry>,
 }
 
-impl<G: Game> Book<G> {
+impl<G: Notation + Symmetric> Book<G> {
     /// The book's text for the proof `lines` (as [`crate::solve::Solver::proof`]
     /// gives it) that `winner` wins `root`, with `comment` as its first line.
     pub fn text(
@@ -276,7 +277,7 @@ pub struct BookAgent<G: Game> {
     from_book: bool,
 }
 
-impl<G: Game> std::fmt::Debug for BookAgent<G> {
+impl<G: Notation + Symmetric> std::fmt::Debug for BookAgent<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BookAgent")
             .field("positions", &self.book.len())
@@ -296,7 +297,7 @@ impl<G: Game> BookAgent<G> {
     }
 }
 
-impl<G: Game + 'static> Agent<G> for BookAgent<G> {
+impl<G: Notation + Symmetric + 'static> Agent<G> for BookAgent<G> {
     fn select(&mut self, game: &G, state: &G::State) -> Action {
         match self.book.best_move(game, state) {
             Some(action) => {

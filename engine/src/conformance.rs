@@ -10,7 +10,8 @@ use std::collections::BTreeSet;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::game::{Action, Forcing, Game, Outcome, Player, Symmetry};
+use crate::game::{Action, Forcing, Game, Outcome, Playable, Player, Symmetry};
+use crate::game::{Hints, Notation, Symmetric};
 
 /// What the check saw, to show it did real work.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,24 +37,29 @@ pub struct ConformanceReport {
 /// - the encoding has the declared size and is finite;
 /// - each symmetry maps the legal actions onto the transformed position's
 ///   legal actions, the encoding onto the transformed position's encoding
-///   (every plane's cells moved by [`Game::transform_cell`]), keeps the
+///   (every plane's cells moved by [`Symmetric::transform_cell`]), keeps the
 ///   result, and composed with its inverse is the identity;
 /// - a finished game's ownership (if the game has one) is in [−1, 1],
 ///   opposite for the two players, and moves with the symmetries as planes
 ///   do;
-/// - what [`Game::forcing_moves`] claims holds: claimed wins are exactly the
+/// - what [`Hints::forcing_moves`] claims holds: claimed wins are exactly the
 ///   moves that win at once, and where it claims blocks, every other move
 ///   lets the opponent win at once and a lone block does not.
-pub fn check_random_games<G: Game>(game: &G, games: usize, seed: u64) -> ConformanceReport {
+pub fn check_random_games<G: Playable>(game: &G, games: usize, seed: u64) -> ConformanceReport {
     let spec = game.spec();
     let mut rng = StdRng::seed_from_u64(seed);
     let mut report = ConformanceReport::default();
     let mut actions = Vec::new();
     let mut planes = vec![0.0f32; spec.observation_len()];
-    let parameters = game.parameters();
-    let rebuilt = G::with_parameters(&parameters)
-        .unwrap_or_else(|e| panic!("own parameters '{parameters}' do not parse: {e}"));
-    assert_eq!(rebuilt.parameters(), parameters, "parameters round trip");
+    let rules = game.rules().to_string();
+    let rebuilt =
+        G::with_rules(&rules).unwrap_or_else(|e| panic!("own rules '{rules}' do not parse: {e}"));
+    assert_eq!(rebuilt.rules(), game.rules(), "rules round trip");
+    assert_eq!(
+        G::default().rules(),
+        &G::Rules::default(),
+        "the default game is the game of the default rules"
+    );
     let symmetric_games: Vec<G> = (0..spec.symmetry_count)
         .map(|s| game.transformed(Symmetry(s as u8)))
         .collect();
@@ -135,7 +141,7 @@ fn check_actions<G: Game>(game: &G, state: &G::State, actions: &mut Vec<Action>,
     );
 }
 
-fn check_texts<G: Game>(game: &G, state: &G::State, actions: &[Action], text: &str) {
+fn check_texts<G: Notation>(game: &G, state: &G::State, actions: &[Action], text: &str) {
     // A clone is equal to the original and independent of it: a move made
     // on the clone leaves the original as it was.
     let mut copy = state.clone();
@@ -174,7 +180,7 @@ fn check_texts<G: Game>(game: &G, state: &G::State, actions: &[Action], text: &s
     }
 }
 
-fn check_symmetries<G: Game>(
+fn check_symmetries<G: Symmetric>(
     game: &G,
     symmetric_games: &[G],
     state: &G::State,
@@ -247,7 +253,7 @@ fn has_winning_move<G: Game>(game: &G, state: &G::State) -> bool {
     !winning_moves(game, state, &actions).is_empty()
 }
 
-fn check_forcing<G: Game>(game: &G, state: &G::State, actions: &[Action], text: &str) {
+fn check_forcing<G: Hints>(game: &G, state: &G::State, actions: &[Action], text: &str) {
     let mut forced = Vec::new();
     let forcing = game.forcing_moves(state, &mut forced);
     match forcing {
@@ -276,7 +282,12 @@ fn check_forcing<G: Game>(game: &G, state: &G::State, actions: &[Action], text: 
     }
 }
 
-fn check_ownership<G: Game>(game: &G, symmetric_games: &[G], state: &G::State, text: &str) {
+fn check_ownership<G: Symmetric + Hints>(
+    game: &G,
+    symmetric_games: &[G],
+    state: &G::State,
+    text: &str,
+) {
     let [_, height, width] = game.spec().observation_shape;
     let cells = height * width;
     let mut first = vec![0.0f32; cells];

@@ -10,6 +10,7 @@
 
 use std::fmt::{self, Debug};
 use std::hash::Hash;
+use std::str::FromStr;
 
 use thiserror::Error;
 
@@ -170,22 +171,28 @@ pub struct IllegalAction;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Symmetry(pub u8);
 
-/// A two-player, alternating, perfect-information game.
+/// A two-player, alternating, perfect-information game: its rules, and
+/// the encoding a network reads.
 ///
-/// A game must give its rules (the moves, their effect, the end), its
-/// notation and its encoding; the rest has defaults: no symmetries but the
-/// identity, no parameters, a plain text drawing, players named "first" and
-/// "second".
+/// This is the core a game must write: nine methods (its rules as a value,
+/// its static facts, the start, the side to move, the ply count, the legal
+/// moves, their effect, the end, the encoding). What else a game has, it
+/// opts into through traits of its own, each with defaults:
+/// - [`Notation`]: positions and moves as text (every registered game has
+///   it: the program reads and prints them);
+/// - [`Symmetric`]: the board's symmetries (by default the identity only);
+/// - [`Hints`]: what a game can tell the search and training beyond its
+///   rules (forcing moves, decided positions, other starts, ownership).
 ///
 /// Implementations must keep these facts, which the generic conformance check
 /// (`crate::conformance`) verifies on random games:
 /// - [`legal_actions`](Game::legal_actions) is sorted, without duplicates, in
 ///   range, and empty exactly when [`outcome`](Game::outcome) is `Some`;
 /// - a game never lasts more than `max_game_length` plies;
-/// - [`format_state`](Game::format_state) and
-///   [`parse_state`](Game::parse_state) round-trip, and so do
-///   [`format_action`](Game::format_action) and
-///   [`parse_action`](Game::parse_action);
+/// - the default game is the game of the default rules, and a game's rules
+///   read back from their text;
+/// - [`Notation::format_state`] and [`Notation::parse_state`] round-trip,
+///   and so do [`Notation::format_action`] and [`Notation::parse_action`];
 /// - each symmetry maps legal moves onto legal moves and encodings onto
 ///   encodings.
 ///
@@ -205,6 +212,26 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
     /// A position. Small and cheap to clone: search trees store many.
     type State: Clone + Debug + PartialEq + Eq + Hash + Send + Sync;
 
+    /// The rules' parameters as a value (for Heraldis the layout and the
+    /// ply limit): written and read as text in one syntax (`key=value`
+    /// fields, [`crate::parameters`]), compared and hashed as values, the
+    /// default the default rules. The game of given rules is
+    /// `rules.into()`.
+    type Rules: Clone
+        + Debug
+        + Default
+        + PartialEq
+        + Eq
+        + Hash
+        + fmt::Display
+        + FromStr<Err = ParseError>
+        + Into<Self>
+        + Send
+        + Sync;
+
+    /// The rules in force.
+    fn rules(&self) -> &Self::Rules;
+
     /// The game's static facts.
     fn spec(&self) -> &GameSpec;
 
@@ -222,9 +249,6 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
     /// cleared first). Empty exactly when the game is over.
     fn legal_actions(&self, state: &Self::State, actions: &mut Vec<Action>);
 
-    /// Whether `action` is legal in `state`.
-    fn is_legal(&self, state: &Self::State, action: Action) -> bool;
-
     /// Plays `action`, which must be legal.
     ///
     /// # Panics
@@ -232,6 +256,27 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
     /// May panic, or leave a meaningless state, when `action` is not legal;
     /// use [`play`](Game::play) for unchecked input.
     fn apply_unchecked(&self, state: &mut Self::State, action: Action);
+
+    /// `None` while the game goes on; otherwise its result for the side to
+    /// move.
+    fn outcome(&self, state: &Self::State) -> Option<Outcome>;
+
+    /// Writes the network input for `state` into `planes`, whose length is
+    /// `spec().observation_len()`, plane-major.
+    fn encode(&self, state: &Self::State, planes: &mut [f32]);
+
+    /// The game under the rules `text` names.
+    fn with_rules(text: &str) -> Result<Self, ParseError> {
+        Ok(text.parse::<Self::Rules>()?.into())
+    }
+
+    /// Whether `action` is legal in `state`. By default it looks among the
+    /// legal actions; a game overrides it with a faster test.
+    fn is_legal(&self, state: &Self::State, action: Action) -> bool {
+        let mut actions = Vec::new();
+        self.legal_actions(state, &mut actions);
+        actions.binary_search(&action).is_ok()
+    }
 
     /// Plays `action` if it is legal.
     fn play(&self, state: &Self::State, action: Action) -> Result<Self::State, IllegalAction> {
@@ -243,10 +288,6 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
         Ok(next)
     }
 
-    /// `None` while the game goes on; otherwise its result for the side to
-    /// move.
-    fn outcome(&self, state: &Self::State) -> Option<Outcome>;
-
     /// The result for `player` once the game is over.
     fn outcome_for(&self, state: &Self::State, player: Player) -> Option<Outcome> {
         let outcome = self.outcome(state)?;
@@ -257,91 +298,16 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
         })
     }
 
-    /// A start for self-play other than [`Game::initial_state`], for a game
-    /// whose results are too rare from its start for a fresh network to
-    /// learn from (a reverse curriculum, Florensa et al. 2017): a position
-    /// reached by walking about `plies` moves of each side back from the
-    /// game's end, drawn with `seed`; the game goes on in it. `None` where
-    /// the game has none (the default).
-    fn reverse_start(&self, _plies: u32, _seed: u64) -> Option<Self::State> {
-        None
+    /// Counts the move sequences of length `depth` from `state` (a finished
+    /// game has no moves). Games may override it with a faster count.
+    fn perft(&self, state: &Self::State, depth: u32) -> u64 {
+        perft_by_moves(self, state, depth)
     }
+}
 
-    /// A start for self-play walked forward from the game's own start:
-    /// `plies` random moves of each side (in Halma, moves that bring a
-    /// piece nearer its goal, with the true move counts, so that the yard
-    /// rule meets a partly emptied yard), drawn with `seed`; the game goes
-    /// on in it.
-    /// It bridges [`Game::reverse_start`]'s positions near the end and the
-    /// real start. `None` where the game has none (the default).
-    fn opening_walk(&self, _plies: u32, _seed: u64) -> Option<Self::State> {
-        None
-    }
-
-    /// The moves the rules force in `state` (see [`Forcing`]), written to
-    /// `moves` (cleared first). The default knows nothing: a game overrides
-    /// it when it can find immediate wins far faster than by playing every
-    /// move. A finished game forces nothing.
-    fn forcing_moves(&self, _state: &Self::State, moves: &mut Vec<Action>) -> Forcing {
-        moves.clear();
-        Forcing::Free
-    }
-
-    /// The result the rules already decide in the live position `state`,
-    /// from the side to move's view, where a game can tell it cheaply
-    /// (Halma: a side with more pieces in its own yard than moves left
-    /// before the yard rule binds; it says which rare lines escape it). The
-    /// search takes such a position as proven, like a finished one, without
-    /// an evaluation. The default knows nothing.
-    fn decided(&self, _state: &Self::State) -> Option<Outcome> {
-        None
-    }
-
-    /// Each grid cell's owner once the game `state` is over, from
-    /// `player`'s point of view: 1 own, −1 the opponent's, 0 nobody's or
-    /// off the board, written to `owners` (height × width, row-major, as a
-    /// plane). Returns false for a game without owners of cells (then no
-    /// ownership target is learned). The default has none.
-    fn ownership(&self, _state: &Self::State, _player: Player, _owners: &mut [f32]) -> bool {
-        false
-    }
-
-    /// Writes the network input for `state` into `planes`, whose length is
-    /// `spec().observation_len()`, plane-major.
-    fn encode(&self, state: &Self::State, planes: &mut [f32]);
-
-    /// The game seen through `symmetry`: the same rules with their
-    /// board-dependent parameters (such as a layout) transformed. By
-    /// default the game has only the identity (`symmetry_count` 1).
-    fn transformed(&self, _symmetry: Symmetry) -> Self {
-        self.clone()
-    }
-
-    /// `state` seen through `symmetry`; it is a position of
-    /// `self.transformed(symmetry)`.
-    fn transform_state(&self, state: &Self::State, _symmetry: Symmetry) -> Self::State {
-        state.clone()
-    }
-
-    /// `action` seen through `symmetry`.
-    fn transform_action(&self, action: Action, _symmetry: Symmetry) -> Action {
-        action
-    }
-
-    /// The symmetry that undoes `symmetry`.
-    fn inverse_symmetry(&self, symmetry: Symmetry) -> Symmetry {
-        symmetry
-    }
-
-    /// The offset within a plane of the encoding where the cell at offset
-    /// `cell` goes under `symmetry`. By default the action of that index
-    /// moved by the symmetry, for games whose first actions are their cells
-    /// in plane order (Heraldis, Havannah); a game whose actions are not
-    /// cells gives its own.
-    fn transform_cell(&self, cell: usize, symmetry: Symmetry) -> usize {
-        self.transform_action(Action(cell as u16), symmetry).index()
-    }
-
+/// A game's positions and moves as text: what the program reads and
+/// prints, which the search never needs.
+pub trait Notation: Game {
     /// Reads a position in the game's notation.
     fn parse_state(&self, text: &str) -> Result<Self::State, ParseError>;
 
@@ -353,30 +319,6 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
 
     /// Writes `action`, a legal move of `state`, in the game's notation.
     fn format_action(&self, state: &Self::State, action: Action) -> String;
-
-    /// The game's parameters as text (for Heraldis the layout and the ply
-    /// limit), so that records of games on varied boards can name their
-    /// rules. Empty for a game without parameters.
-    fn parameters(&self) -> String {
-        String::new()
-    }
-
-    /// The game with the parameters `text` (as [`Game::parameters`] writes
-    /// them). By default only the empty text, the default game.
-    fn with_parameters(text: &str) -> Result<Self, ParseError>
-    where
-        Self: Sized,
-    {
-        if text.trim().is_empty() {
-            Ok(Self::default())
-        } else {
-            Err(ParseError::new(
-                "game parameters",
-                text,
-                "this game has no parameters",
-            ))
-        }
-    }
 
     /// The position drawn as text for people: the board, whose turn it is,
     /// the game's particulars and the legal moves. By default the
@@ -405,21 +347,108 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
         }
     }
 
-    /// The player a name stands for: the name [`Game::player_name`] gives
-    /// or its first letter, in any case.
+    /// The player a name stands for: the name [`Notation::player_name`]
+    /// gives or its first letter, in any case.
     fn player_named(&self, name: &str) -> Option<Player> {
         [Player::First, Player::Second].into_iter().find(|&player| {
             let own = self.player_name(player);
             name.eq_ignore_ascii_case(own) || name.eq_ignore_ascii_case(&own[..1])
         })
     }
+}
 
-    /// Counts the move sequences of length `depth` from `state` (a finished
-    /// game has no moves). Games may override it with a faster count.
-    fn perft(&self, state: &Self::State, depth: u32) -> u64 {
-        perft_by_moves(self, state, depth)
+/// The symmetries of a game's board, `spec().symmetry_count` of them (index
+/// 0 the identity): a game opts in by implementing this trait, and keeps
+/// the defaults (the identity alone) if it has none.
+pub trait Symmetric: Game {
+    /// The game seen through `symmetry`: the same rules with their
+    /// board-dependent parameters (such as a layout) transformed.
+    fn transformed(&self, _symmetry: Symmetry) -> Self {
+        self.clone()
+    }
+
+    /// `state` seen through `symmetry`; it is a position of
+    /// `self.transformed(symmetry)`.
+    fn transform_state(&self, state: &Self::State, _symmetry: Symmetry) -> Self::State {
+        state.clone()
+    }
+
+    /// `action` seen through `symmetry`.
+    fn transform_action(&self, action: Action, _symmetry: Symmetry) -> Action {
+        action
+    }
+
+    /// The symmetry that undoes `symmetry`.
+    fn inverse_symmetry(&self, symmetry: Symmetry) -> Symmetry {
+        symmetry
+    }
+
+    /// The offset within a plane of the encoding where the cell at offset
+    /// `cell` goes under `symmetry`. By default the action of that index
+    /// moved by the symmetry, for games whose first actions are their cells
+    /// in plane order (Heraldis, Havannah); a game whose actions are not
+    /// cells gives its own.
+    fn transform_cell(&self, cell: usize, symmetry: Symmetry) -> usize {
+        self.transform_action(Action(cell as u16), symmetry).index()
     }
 }
+
+/// What a game can tell the search and training beyond its rules, each
+/// where it can tell it cheaply: a game opts into the ones it has; the
+/// defaults know nothing.
+pub trait Hints: Game {
+    /// The moves the rules force in `state` (see [`Forcing`]), written to
+    /// `moves` (cleared first): a game gives them when it can find
+    /// immediate wins far faster than by playing every move. A finished
+    /// game forces nothing.
+    fn forcing_moves(&self, _state: &Self::State, moves: &mut Vec<Action>) -> Forcing {
+        moves.clear();
+        Forcing::Free
+    }
+
+    /// The result the rules already decide in the live position `state`,
+    /// from the side to move's view (Halma: a side with more pieces in its
+    /// own yard than moves left before the yard rule binds; it says which
+    /// rare lines escape it). The search takes such a position as proven,
+    /// like a finished one, without an evaluation.
+    fn decided(&self, _state: &Self::State) -> Option<Outcome> {
+        None
+    }
+
+    /// A start for self-play other than [`Game::initial_state`], for a game
+    /// whose results are too rare from its start for a fresh network to
+    /// learn from (a reverse curriculum, Florensa et al. 2017): a position
+    /// reached by walking about `plies` moves of each side back from the
+    /// game's end, drawn with `seed`; the game goes on in it.
+    fn reverse_start(&self, _plies: u32, _seed: u64) -> Option<Self::State> {
+        None
+    }
+
+    /// A start for self-play walked forward from the game's own start:
+    /// `plies` random moves of each side (in Halma, moves that bring a
+    /// piece nearer its goal, with the true move counts, so that the yard
+    /// rule meets a partly emptied yard), drawn with `seed`; the game goes
+    /// on in it. It bridges [`Hints::reverse_start`]'s positions near the
+    /// end and the real start.
+    fn opening_walk(&self, _plies: u32, _seed: u64) -> Option<Self::State> {
+        None
+    }
+
+    /// Each grid cell's owner once the game `state` is over, from
+    /// `player`'s point of view: 1 own, −1 the opponent's, 0 nobody's or
+    /// off the board, written to `owners` (height × width, row-major, as a
+    /// plane). Returns false for a game without owners of cells (then no
+    /// ownership target is learned).
+    fn ownership(&self, _state: &Self::State, _player: Player, _owners: &mut [f32]) -> bool {
+        false
+    }
+}
+
+/// A game with every part the program uses: its rules, its notation, its
+/// symmetries and its hints (the last two may be the defaults).
+pub trait Playable: Notation + Symmetric + Hints {}
+
+impl<G: Notation + Symmetric + Hints> Playable for G {}
 
 /// The name of grid cell (x, y), both from 0: the file letter, then the
 /// rank from 1 (`e3`).
@@ -546,12 +575,11 @@ impl fmt::Display for OneLine<'_> {
 }
 
 /// The symmetries under which `game`'s rules are the same (the identity
-/// first): those whose transformed game has the same parameters.
-pub fn rule_symmetries<G: Game>(game: &G) -> Vec<Symmetry> {
-    let parameters = game.parameters();
+/// first): those whose transformed game has the same rules.
+pub fn rule_symmetries<G: Symmetric>(game: &G) -> Vec<Symmetry> {
     (0..game.spec().symmetry_count)
         .map(|s| Symmetry(s as u8))
-        .filter(|&s| s.0 == 0 || game.transformed(s).parameters() == parameters)
+        .filter(|&s| s.0 == 0 || game.transformed(s).rules() == game.rules())
         .collect()
 }
 

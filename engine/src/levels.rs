@@ -28,7 +28,7 @@
 
 use crate::agent::{Agent, MctsAgent};
 use crate::book::Book;
-use crate::game::{Action, Game};
+use crate::game::{Action, Hints, Playable};
 use crate::search::{Evaluator, MoveChoice, SearchConfig, SearchResult};
 
 /// One playing level.
@@ -121,7 +121,7 @@ impl Setting {
     }
 
     /// An agent that plays this way with `evaluator`, seeded by `seed`.
-    pub fn agent<G: Game, E: Evaluator<G> + Send>(
+    pub fn agent<G: Hints, E: Evaluator<G> + Send>(
         &self,
         evaluator: E,
         seed: u64,
@@ -155,7 +155,7 @@ pub struct Advice {
 /// # Panics
 ///
 /// Panics if the game is over at `state`.
-pub fn advise<G: Game, E: Evaluator<G> + Send>(
+pub fn advise<G: Playable, E: Evaluator<G> + Send>(
     game: &G,
     state: &G::State,
     evaluator: E,
@@ -192,7 +192,7 @@ pub fn advise<G: Game, E: Evaluator<G> + Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Outcome;
+    use crate::game::{Game, Notation, Outcome};
     use crate::heraldis::Heraldis;
     use crate::search::UniformEvaluator;
 

@@ -23,7 +23,7 @@ pub mod wdl;
 pub use games::{bulltricker, halma, havannah, heraldis};
 
 pub use game::{
-    Action, ActionLayout, Forcing, Game, GameSpec, IllegalAction, Outcome, ParseError, Player,
-    Symmetry,
+    Action, ActionLayout, Forcing, Game, GameSpec, Hints, IllegalAction, Notation, Outcome,
+    ParseError, Playable, Player, Symmetric, Symmetry,
 };
 pub use wdl::{ForPlayers, ToMove};

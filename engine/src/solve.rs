@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::time::Instant;
 
-use crate::game::{Action, Game, Outcome, Player, Symmetry};
+use crate::game::{Action, Game, Outcome, Player, Symmetric, Symmetry};
 
 /// A proof or disproof number: ∞ is proven (or disproven) for good.
 const INFINITE: u32 = u32::MAX;
@@ -113,7 +113,7 @@ impl<G: Game> std::fmt::Debug for Solver<G> {
     }
 }
 
-impl<G: Game> Solver<G> {
+impl<G: Symmetric> Solver<G> {
     /// A solver for `game`.
     pub fn new(game: G) -> Solver<G> {
         let symmetries = crate::game::rule_symmetries(&game);
@@ -365,7 +365,7 @@ impl<G: Game> Solver<G> {
     }
 }
 
-impl<G: Game> Solver<G> {
+impl<G: Symmetric> Solver<G> {
     /// The proof that `attacker` wins `state`, as a book: one winning move
     /// for each position of the attacker's in the proof, the positions
     /// reached by that move at the attacker's turns and by every move at

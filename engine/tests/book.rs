@@ -7,13 +7,13 @@ use grandmaitre_engine::agent::{Agent, RandomAgent};
 use grandmaitre_engine::book::{Book, BookAgent};
 use grandmaitre_engine::game::rule_symmetries;
 use grandmaitre_engine::heraldis::{Heraldis, Layout, Position};
-use grandmaitre_engine::{Action, Game, Outcome, Player};
+use grandmaitre_engine::{Action, Game, Notation, Outcome, Player, Symmetric};
 use std::sync::Arc;
 
 const PROOF: &str = include_str!("../../checkpoints/heraldis/solution/default.proof");
 
 fn rules(text: &str) -> Heraldis {
-    Heraldis::with_parameters(text).expect("rules")
+    Heraldis::with_rules(text).expect("rules")
 }
 
 fn default_rules(plies: u32) -> Heraldis {

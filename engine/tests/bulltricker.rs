@@ -3,7 +3,7 @@
 
 use grandmaitre_engine::bulltricker::Bulltricker;
 use grandmaitre_engine::conformance::check_random_games;
-use grandmaitre_engine::{Game, Player};
+use grandmaitre_engine::{Game, Hints, Notation, Player};
 
 fn moves(game: &Bulltricker, state: &<Bulltricker as Game>::State) -> Vec<String> {
     let mut actions = Vec::new();
@@ -151,10 +151,13 @@ fn a_line_capture_excludes_the_other_moves_and_is_written_with_x() {
 
 #[test]
 fn parameters_round_trip_and_bad_ones_are_refused() {
-    let game = Bulltricker::with_parameters("plies=90 material=6 repetitions=2").expect("rules");
-    assert_eq!(game.parameters(), "plies=90 material=6 repetitions=2");
+    let game = Bulltricker::with_rules("plies=90 material=6 repetitions=2").expect("rules");
     assert_eq!(
-        Bulltricker::default().parameters(),
+        game.rules().to_string(),
+        "plies=90 material=6 repetitions=2"
+    );
+    assert_eq!(
+        Bulltricker::default().rules().to_string(),
         "plies=400 material=4 repetitions=3"
     );
     for (bad, reason) in [
@@ -170,9 +173,7 @@ fn parameters_round_trip_and_bad_ones_are_refused() {
             "adjudicate must be none or material, not 'race'",
         ),
     ] {
-        let error = Bulltricker::with_parameters(bad)
-            .expect_err(bad)
-            .to_string();
+        let error = Bulltricker::with_rules(bad).expect_err(bad).to_string();
         assert!(error.contains(reason), "{bad}: {error}");
     }
 }
@@ -187,9 +188,9 @@ fn with_material_adjudication_the_ply_cap_goes_to_the_side_with_more_material() 
     };
     // Black a Pawn short, White's move reaches the cap of 10 plies.
     let text = "7/q1q1q1qkq1q1q1q/pppppp1/p1p1p1p1p1p1p1p/7/15/7/15/7/15/7/P1P1P1P1P1P1P1P/PPPPPPP/Q1Q1Q1QKQ1Q1Q1Q/7 w 9";
-    let game = Bulltricker::with_parameters("plies=10 adjudicate=material").expect("rules");
+    let game = Bulltricker::with_rules("plies=10 adjudicate=material").expect("rules");
     assert_eq!(
-        game.parameters(),
+        game.rules().to_string(),
         "plies=10 material=4 repetitions=3 adjudicate=material"
     );
     let over = first_move(&game, &game.parse_state(text).expect("position"));
@@ -203,10 +204,10 @@ fn with_material_adjudication_the_ply_cap_goes_to_the_side_with_more_material() 
             .contains("result: White wins on material")
     );
     // Without the rule it is a draw, and so it is with level material.
-    let plain = Bulltricker::with_parameters("plies=10").expect("rules");
+    let plain = Bulltricker::with_rules("plies=10").expect("rules");
     let over = first_move(&plain, &plain.parse_state(text).expect("position"));
     assert_eq!(plain.outcome(&over), Some(Outcome::Draw));
-    let level = Bulltricker::with_parameters("plies=1 adjudicate=material").expect("rules");
+    let level = Bulltricker::with_rules("plies=1 adjudicate=material").expect("rules");
     let over = first_move(&level, &level.initial_state());
     assert_eq!(level.outcome(&over), Some(Outcome::Draw));
 }
@@ -216,7 +217,7 @@ fn random_games_pass_the_conformance_check() {
     let game = Bulltricker::default();
     let report = check_random_games(&game, 10, 7);
     assert_eq!(report.games, 10);
-    let game = Bulltricker::with_parameters("plies=60 material=12 repetitions=2").expect("rules");
+    let game = Bulltricker::with_rules("plies=60 material=12 repetitions=2").expect("rules");
     check_random_games(&game, 10, 8);
 }
 

@@ -11,8 +11,8 @@ mod bulltricker_naive;
 use std::collections::BTreeSet;
 
 use bulltricker_naive::NaivePosition;
-use grandmaitre_engine::Game;
 use grandmaitre_engine::bulltricker::{Bulltricker, GRID, PLANE_COUNT, PLANE_NAMES, board};
+use grandmaitre_engine::{Game, Notation};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};

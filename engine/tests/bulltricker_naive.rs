@@ -9,7 +9,7 @@ mod bulltricker_naive;
 
 use bulltricker_naive::{NaivePosition, NaiveResult, perft};
 use grandmaitre_engine::bulltricker::Bulltricker;
-use grandmaitre_engine::{Game, Outcome, Player};
+use grandmaitre_engine::{Game, Notation, Outcome, Player};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -20,7 +20,7 @@ mod bulltricker_naive;
 
 use bulltricker_naive::{NaivePosition, NaiveResult, perft};
 use grandmaitre_engine::bulltricker::{Bulltricker, Position};
-use grandmaitre_engine::{Game, Outcome, Player};
+use grandmaitre_engine::{Game, Notation, Outcome, Player};
 
 /// A position held by both implementations, which must agree on it.
 struct Pair {

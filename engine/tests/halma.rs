@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use grandmaitre_engine::conformance::check_random_games;
 use grandmaitre_engine::halma::{self, Halma};
 use grandmaitre_engine::search::{Search, SearchConfig, UniformEvaluator};
-use grandmaitre_engine::{Forcing, Game, Outcome, Player, Symmetry};
+use grandmaitre_engine::{Forcing, Game, Hints, Notation, Outcome, Player, Symmetric, Symmetry};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -85,7 +85,7 @@ fn a_jump_path_is_read_by_its_ends_and_written_as_them() {
 fn past_the_yard_limit_a_piece_at_home_loses_and_all_pieces_in_the_opposite_yard_win() {
     // With a limit of 1, White's second move is past it: nine pieces are
     // still at home, whatever it plays.
-    let game = Halma::with_parameters("size=8 limit=1").expect("rules");
+    let game = Halma::with_rules("size=8 limit=1").expect("rules");
     let state = play(&game, "d1-e2 e8-d7");
     assert_eq!(game.outcome(&state), None);
     let after = play(&game, "d1-e2 e8-d7 e2-f3");
@@ -95,7 +95,7 @@ fn past_the_yard_limit_a_piece_at_home_loses_and_all_pieces_in_the_opposite_yard
         "Black to move wins"
     );
     // With compare=ge the rule binds from move 1: White's first move loses.
-    let game = Halma::with_parameters("size=8 limit=1 compare=ge").expect("rules");
+    let game = Halma::with_rules("size=8 limit=1 compare=ge").expect("rules");
     let after = play(&game, "d1-e2");
     assert_eq!(game.current_player(&after), Player::Second);
     assert_eq!(game.outcome(&after), Some(Outcome::Win));
@@ -116,7 +116,7 @@ fn past_the_yard_limit_a_piece_at_home_loses_and_all_pieces_in_the_opposite_yard
 
 #[test]
 fn the_draw_limit_ends_the_game_after_the_second_players_move() {
-    let game = Halma::with_parameters("size=8 draw=2").expect("rules");
+    let game = Halma::with_rules("size=8 draw=2").expect("rules");
     let state = play(&game, "d1-e2 e8-d7 e2-f3");
     assert_eq!(game.outcome(&state), None, "Black has one move left");
     let state = play(&game, "d1-e2 e8-d7 e2-f3 d7-c6");
@@ -126,7 +126,7 @@ fn the_draw_limit_ends_the_game_after_the_second_players_move() {
 
 #[test]
 fn with_race_adjudication_the_draw_limit_goes_to_the_side_nearer_its_goal() {
-    let game = Halma::with_parameters("size=8 draw=2 adjudicate=race").expect("rules");
+    let game = Halma::with_rules("size=8 draw=2 adjudicate=race").expect("rules");
     // Each side brought one piece four files plus ranks nearer: level.
     let level = play(&game, "d1-e2 e8-d7 e2-f3 d7-c6");
     assert_eq!(game.outcome(&level), Some(Outcome::Draw));
@@ -137,7 +137,7 @@ fn with_race_adjudication_the_draw_limit_goes_to_the_side_nearer_its_goal() {
     assert!(game.render(&ahead).contains("result: White wins"));
     // Before the limit nothing changes, and without the rule it is a draw.
     assert_eq!(game.outcome(&play(&game, "d1-e2 e8-d7 e2-f3")), None);
-    let plain = Halma::with_parameters("size=8 draw=2").expect("rules");
+    let plain = Halma::with_rules("size=8 draw=2").expect("rules");
     assert_eq!(
         plain.outcome(&play(&plain, "d1-e2 e8-d7 e2-f3 d7-d6")),
         Some(Outcome::Draw)
@@ -212,15 +212,10 @@ fn parameters_round_trip_and_bad_ones_are_refused() {
         "size=10 limit=50 compare=ge corner=h1 draw=300",
         "size=8 limit=30 compare=gt corner=a1 draw=40 adjudicate=race",
     ] {
-        let game = Halma::with_parameters(text).expect(text);
-        assert_eq!(game.parameters(), text);
+        let game = Halma::with_rules(text).expect(text);
+        assert_eq!(game.rules().to_string(), text);
     }
-    assert_eq!(
-        Halma::with_parameters("size=10")
-            .expect("size")
-            .yard_limit(),
-        50
-    );
+    assert_eq!(Halma::with_rules("size=10").expect("size").yard_limit(), 50);
     for (text, reason) in [
         ("size=9", "size must be 8 or 10, not '9'"),
         ("limit=0", "limit must be a whole number from 1 to 1000"),
@@ -235,7 +230,7 @@ fn parameters_round_trip_and_bad_ones_are_refused() {
             "unknown field 'base=8': expected size=8|10, limit=L, compare=gt|ge, corner=a1|h1, draw=M, adjudicate=none|race",
         ),
     ] {
-        let error = Halma::with_parameters(text).expect_err(text).to_string();
+        let error = Halma::with_rules(text).expect_err(text).to_string();
         assert!(error.contains(reason), "{text}: {error}");
     }
 }
@@ -349,7 +344,7 @@ fn random_games_pass_the_conformance_check_on_both_sizes() {
         ("size=10", 20),
         ("size=8 corner=h1 limit=10", 60),
     ] {
-        let game = Halma::with_parameters(rules).expect("rules");
+        let game = Halma::with_rules(rules).expect("rules");
         let report = check_random_games(&game, games, 5);
         assert_eq!(report.games, games, "{rules}");
     }
@@ -480,7 +475,7 @@ fn the_yard_rule_is_decided_once_a_yard_holds_more_pieces_than_moves_left() {
     let empty_black_yard = "8/8/BBBBB3/BBBBB3/8/8/W3WWW1/WW2WWWW";
     let three_at_home = "6BB/7B/BBBBB3/BB6/8/8/W3WWW1/WW2WWWW";
     let gt = Halma::default();
-    let ge = Halma::with_parameters("size=8 compare=ge").expect("rules");
+    let ge = Halma::with_rules("size=8 compare=ge").expect("rules");
     for (game, board, rest, decided) in [
         // Three pieces, three moves left: not decided.
         (&gt, empty_black_yard, "w 28 28", None),
@@ -519,7 +514,7 @@ fn a_decided_yard_rule_holds_in_random_games_without_passes() {
     // the decision (the rule's escape, with passes: none is met here,
     // checked). Both sizes, both readings of the limit.
     for rules in ["size=8", "size=8 compare=ge", "size=10", "size=8 limit=12"] {
-        let game = Halma::with_parameters(rules).expect("rules");
+        let game = Halma::with_rules(rules).expect("rules");
         let mut rng = SmallRng::seed_from_u64(11);
         let (mut held, mut escaped) = (0, 0);
         let mut actions = Vec::new();

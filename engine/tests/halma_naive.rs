@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use grandmaitre_engine::halma::Halma;
-use grandmaitre_engine::{Game, Outcome};
+use grandmaitre_engine::{Game, Notation, Outcome};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -52,7 +52,7 @@ struct NaiveState {
 impl Rules {
     fn of(game: &Halma) -> Rules {
         // The parameters as the engine writes them, read here by hand.
-        let text = game.parameters();
+        let text = game.rules().to_string();
         let field = |key: &str| {
             text.split_whitespace()
                 .find_map(|f| f.strip_prefix(&format!("{key}=")))
@@ -308,7 +308,7 @@ fn the_naive_rules_count_the_fixtures_alike() {
     let list = fixtures();
     assert!(list.len() >= 10);
     for (rules, position, counts) in list {
-        let game = Halma::with_parameters(&rules).expect("rules");
+        let game = Halma::with_rules(&rules).expect("rules");
         let naive = Rules::of(&game);
         let state = game.parse_state(&position).expect("position");
         let naive_state = naive.parse(&position);
@@ -340,7 +340,7 @@ fn random_games_agree_move_by_move() {
         "size=8 corner=h1 compare=ge limit=12",
         "size=10 limit=20 draw=40",
     ] {
-        let game = Halma::with_parameters(rules).expect("rules");
+        let game = Halma::with_rules(rules).expect("rules");
         let naive = Rules::of(&game);
         let mut results = [0; 3];
         for _ in 0..12 {

@@ -5,7 +5,7 @@
 use grandmaitre_engine::conformance::check_random_games;
 use grandmaitre_engine::game::random_states;
 use grandmaitre_engine::havannah::{Havannah, Position, Status, Structures};
-use grandmaitre_engine::{Action, Forcing, Game, Outcome, Player};
+use grandmaitre_engine::{Action, Forcing, Game, Hints, Notation, Outcome, Player};
 
 /// Plays the moves named in `moves` from the start.
 fn play(game: &Havannah, moves: &str) -> Position {
@@ -380,16 +380,16 @@ fn bad_moves_say_what_is_wrong() {
 #[test]
 fn game_parameters_round_trip_and_bad_ones_say_why() {
     let game = Havannah::default();
-    assert_eq!(game.parameters(), "base=8 swap=1");
-    assert_eq!(Havannah::new(6, false).parameters(), "base=6 swap=0");
+    assert_eq!(game.rules().to_string(), "base=8 swap=1");
+    assert_eq!(Havannah::new(6, false).rules().to_string(), "base=6 swap=0");
     for (text, parameters) in [
         ("base=8 swap=1", "base=8 swap=1"),
         ("swap=0 base=10", "base=10 swap=0"),
         ("base=4", "base=4 swap=1"),
         ("", "base=8 swap=1"),
     ] {
-        let game = Havannah::with_parameters(text).expect(text);
-        assert_eq!(game.parameters(), parameters);
+        let game = Havannah::with_rules(text).expect(text);
+        assert_eq!(game.rules().to_string(), parameters);
     }
     for (bad, expected) in [
         (
@@ -408,7 +408,7 @@ fn game_parameters_round_trip_and_bad_ones_say_why() {
         ),
         ("base8", "unknown field 'base8'"),
     ] {
-        let error = Havannah::with_parameters(bad).expect_err(bad).to_string();
+        let error = Havannah::with_rules(bad).expect_err(bad).to_string();
         assert!(error.contains(expected), "{bad}: {error}");
         assert!(error.starts_with("invalid game parameters '"), "{error}");
     }

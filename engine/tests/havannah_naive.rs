@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use grandmaitre_engine::havannah::Havannah;
-use grandmaitre_engine::{Action, Game, Outcome, Player};
+use grandmaitre_engine::{Action, Game, Notation, Outcome, Player};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

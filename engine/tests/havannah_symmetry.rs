@@ -2,7 +2,7 @@
 //! results, winning structures and the encoding move with the board.
 
 use grandmaitre_engine::havannah::{Havannah, Position};
-use grandmaitre_engine::{Action, Game, Player, Symmetry};
+use grandmaitre_engine::{Action, Game, Notation, Player, Symmetric, Symmetry};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -1,8 +1,8 @@
 //! Reading and writing positions and moves, and the one-line errors for bad
 //! text.
 
-use grandmaitre_engine::Game;
-use grandmaitre_engine::heraldis::Heraldis;
+use grandmaitre_engine::heraldis::{Heraldis, HeraldisRules, Layout};
+use grandmaitre_engine::{Game, Notation};
 
 fn position_error(text: &str) -> String {
     let error = Heraldis::default()
@@ -113,37 +113,57 @@ fn bad_moves_say_what_is_wrong() {
 }
 
 #[test]
-fn game_parameters_round_trip_and_bad_ones_say_why() {
+fn the_rules_read_in_one_syntax_and_the_earlier_spellings_still_read() {
     let game = Heraldis::default();
-    let text = game.parameters();
-    assert_eq!(
-        text,
-        "A S OS CS AC / LS LA O C OA / L LC OC LC L / OA C O LA LS / AC CS OS S A | 150"
+    let text = game.rules().to_string();
+    assert_eq!(text, "layout=default limit=150");
+    assert_eq!(text.parse::<HeraldisRules>(), Ok(HeraldisRules::default()));
+    // A layout other than the default is written cell by cell and reads
+    // back to the same rules.
+    let random = Heraldis::with_rules("layout=random:3 limit=40").expect("a random layout");
+    let written = random.rules().to_string();
+    assert!(
+        written.starts_with("layout=") && written.ends_with(" limit=40"),
+        "{written}"
     );
+    assert_eq!(written.split('/').count(), 5, "{written}");
     assert_eq!(
-        Heraldis::with_parameters(&text).map(|g| g.parameters()),
-        Ok(text.clone())
+        written.parse::<HeraldisRules>().as_ref(),
+        Ok(random.rules())
     );
-    // The layout may be named as `--layout` names it.
+    // Either field may be left out; the empty text is the default rules.
+    assert_eq!("".parse(), Ok(HeraldisRules::default()));
     assert_eq!(
-        Heraldis::with_parameters("default | 150").map(|g| g.parameters()),
-        Ok(text)
+        "limit=40"
+            .parse::<HeraldisRules>()
+            .map(|rules| rules.layout),
+        Ok(Layout::default_layout())
     );
-    let random = Heraldis::with_parameters("random:3 | 40").expect("a random layout");
-    assert!(random.parameters().ends_with("| 40"));
+    // The earlier spellings: a layout alone, or `<layout> | <ply limit>`.
+    let full = "A S OS CS AC / LS LA O C OA / L LC OC LC L / OA C O LA LS / AC CS OS S A";
+    for earlier in ["default", full, &format!("{full} | 150"), "default | 150"] {
+        assert_eq!(earlier.parse(), Ok(HeraldisRules::default()), "{earlier}");
+    }
+    assert_eq!(
+        "random:3 | 40".parse::<HeraldisRules>().as_ref(),
+        Ok(random.rules())
+    );
     for (bad, expected) in [
-        ("A S OS", "expected '<layout> | <ply limit>'"),
+        ("A S OS", "invalid layout"),
         ("A S | 150", "invalid layout"),
         (
-            "A S OS CS AC / LS LA O C OA / L LC OC LC L / OA C O LA LS / AC CS OS S A | x",
+            &format!("{full} | x"),
             "the ply limit must be a whole number",
         ),
         (
-            "A S OS CS AC / LS LA O C OA / L LC OC LC L / OA C O LA LS / AC CS OS S A | 0",
-            "the ply limit must be positive",
+            &format!("{full} | 0"),
+            "the ply limit must be a whole number from 1",
         ),
+        ("limit=0", "limit must be a whole number from 1"),
+        ("layout=A,S", "layout: expected 5 ranks"),
+        ("size=8", "unknown field 'size=8'"),
     ] {
-        let error = Heraldis::with_parameters(bad).expect_err(bad).to_string();
+        let error = Heraldis::with_rules(bad).expect_err(bad).to_string();
         assert!(error.contains(expected), "{bad}: {error}");
     }
 }

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use grandmaitre_engine::game::random_states;
 use grandmaitre_engine::havannah::{DEFAULT_BASE, Havannah, MAX_BASE, MIN_BASE};
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
-use grandmaitre_engine::{Game, ParseError};
+use grandmaitre_engine::{Game, Notation, ParseError};
 use proptest::prelude::*;
 use proptest::sample::select;
 use rand::SeedableRng;
@@ -220,7 +220,7 @@ fn heraldis(seed: u64) -> Heraldis {
 /// A position of `game` drawn from `seed` (most often an early one, where
 /// moves remain), and its moves in notation (a made-up one when there are
 /// none).
-fn game_position<G: Game>(game: &G, seed: u64) -> (G::State, Vec<String>) {
+fn game_position<G: Notation>(game: &G, seed: u64) -> (G::State, Vec<String>) {
     let length = game.spec().max_game_length;
     let max_plies = if seed.is_multiple_of(4) {
         length
@@ -242,7 +242,7 @@ fn game_position<G: Game>(game: &G, seed: u64) -> (G::State, Vec<String>) {
 
 /// `text` read as a position of `game`: an error is one line, a position
 /// writes back to itself.
-fn check_position<G: Game>(game: &G, text: &str) -> Result<(), TestCaseError> {
+fn check_position<G: Notation>(game: &G, text: &str) -> Result<(), TestCaseError> {
     match game.parse_state(text) {
         Ok(state) => {
             let written = game.format_state(&state);
@@ -255,7 +255,7 @@ fn check_position<G: Game>(game: &G, text: &str) -> Result<(), TestCaseError> {
 
 /// `text` read as a move of `game` in `state`: an error is one line, a move
 /// is legal and writes back to itself.
-fn check_move<G: Game>(game: &G, state: &G::State, text: &str) -> Result<(), TestCaseError> {
+fn check_move<G: Notation>(game: &G, state: &G::State, text: &str) -> Result<(), TestCaseError> {
     match game.parse_action(state, text) {
         Ok(action) => {
             prop_assert!(
@@ -273,10 +273,10 @@ fn check_move<G: Game>(game: &G, state: &G::State, text: &str) -> Result<(), Tes
 /// `text` read as game parameters: an error is one line, a game writes
 /// back its parameters.
 fn check_parameters<G: Game>(text: &str) -> Result<(), TestCaseError> {
-    match G::with_parameters(text) {
+    match G::with_rules(text) {
         Ok(game) => {
-            let written = game.parameters();
-            let again = G::with_parameters(&written).map(|g| g.parameters());
+            let written = game.rules().to_string();
+            let again = G::with_rules(&written).map(|g| g.rules().to_string());
             prop_assert_eq!(again, Ok(written), "{:?}", text);
         }
         Err(error) => one_line(&error)?,
@@ -411,7 +411,7 @@ proptest! {
 
     #[test]
     fn heraldis_parameters_mangled(seed in any::<u64>(), edits in edits()) {
-        check_parameters::<Heraldis>(&mangled(&heraldis(seed).parameters(), &edits))?;
+        check_parameters::<Heraldis>(&mangled(&heraldis(seed).rules().to_string(), &edits))?;
     }
 
     #[test]
@@ -519,7 +519,7 @@ proptest! {
 
     #[test]
     fn havannah_parameters_mangled(seed in any::<u64>(), edits in edits()) {
-        check_parameters::<Havannah>(&mangled(&havannah(seed).parameters(), &edits))?;
+        check_parameters::<Havannah>(&mangled(&havannah(seed).rules().to_string(), &edits))?;
     }
 
     #[test]
@@ -538,7 +538,7 @@ fn a_text_with_line_breaks_gets_a_one_line_error() {
         let error = game.parse_state(text).expect_err(text).to_string();
         assert!(!error.contains(LINE_BREAKS), "{error:?}");
     }
-    let error = Havannah::with_parameters("base=8\nswap=2")
+    let error = Havannah::with_rules("base=8\nswap=2")
         .expect_err("bad swap")
         .to_string();
     assert!(!error.contains(LINE_BREAKS), "{error:?}");

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use grandmaitre_engine::game::perft_by_moves;
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
-use grandmaitre_engine::{Game, Player};
+use grandmaitre_engine::{Game, Notation, Player};
 use rayon::prelude::*;
 use support::naive::NaiveGame;
 

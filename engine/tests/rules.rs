@@ -1,7 +1,7 @@
 //! Facts of the Heraldis rules, each shown on a position in notation.
 
 use grandmaitre_engine::heraldis::{Heraldis, Layout, PASS};
-use grandmaitre_engine::{Action, Game, Outcome, Player};
+use grandmaitre_engine::{Action, Game, Hints, Notation, Outcome, Player};
 
 fn game() -> Heraldis {
     Heraldis::default()

@@ -11,7 +11,7 @@ use grandmaitre_engine::search::{
     GumbelConfig, MoveChoice, RolloutEvaluator, RootSelection, Search, SearchConfig,
     UniformEvaluator,
 };
-use grandmaitre_engine::{Forcing, Game, Outcome, Player, ToMove};
+use grandmaitre_engine::{Forcing, Game, Hints, Notation, Outcome, Player, ToMove};
 
 fn search(position: &str, config: SearchConfig) -> (Heraldis, Search<Heraldis>) {
     let game = Heraldis::default();
@@ -175,7 +175,7 @@ fn tree_reuse_keeps_the_subtree_of_the_move_played() {
 }
 
 mod alphabeta {
-    use grandmaitre_engine::Game;
+    use grandmaitre_engine::Notation;
     use grandmaitre_engine::agent::Agent;
     use grandmaitre_engine::heraldis::Heraldis;
     use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;

@@ -9,7 +9,7 @@ use grandmaitre_engine::game::random_states;
 use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
 use grandmaitre_engine::solve::{Budget, Solution, Solver};
-use grandmaitre_engine::{Game, Outcome};
+use grandmaitre_engine::{Game, Notation, Outcome, Symmetric};
 
 /// The value of `state` for the side to move, by trying every line.
 fn minimax<G: Game>(game: &G, state: &G::State, memo: &mut HashMap<G::State, Outcome>) -> Outcome {
@@ -43,7 +43,11 @@ const UNLIMITED: Budget = Budget {
 };
 
 /// Solves `state` and checks the value and the move against minimax.
-fn check<G: Game>(game: &G, state: &G::State, memo: &mut HashMap<G::State, Outcome>) -> Outcome {
+fn check<G: Notation + Symmetric>(
+    game: &G,
+    state: &G::State,
+    memo: &mut HashMap<G::State, Outcome>,
+) -> Outcome {
     let expected = minimax(game, state, memo);
     let report = Solver::new(game.clone()).solve(state, UNLIMITED);
     let text = game.format_state(state);
@@ -63,7 +67,7 @@ fn check<G: Game>(game: &G, state: &G::State, memo: &mut HashMap<G::State, Outco
 #[test]
 fn the_smallest_havannah_boards_are_solved_as_minimax_finds() {
     for rules in ["base=2 swap=0", "base=2 swap=1"] {
-        let game = Havannah::with_parameters(rules).expect("rules");
+        let game = Havannah::with_rules(rules).expect("rules");
         let mut memo = HashMap::new();
         let start = game.initial_state();
         check(&game, &start, &mut memo);
@@ -96,7 +100,7 @@ fn heraldis_positions_near_the_ply_limit_are_solved_as_minimax_finds() {
 
 #[test]
 fn a_spent_budget_leaves_the_position_unknown() {
-    let game = Havannah::with_parameters("base=3 swap=0").expect("rules");
+    let game = Havannah::with_rules("base=3 swap=0").expect("rules");
     let budget = Budget {
         nodes: 50,
         seconds: f64::INFINITY,

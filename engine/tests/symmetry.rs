@@ -2,7 +2,7 @@
 //! change nothing in the game.
 
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
-use grandmaitre_engine::{Game, Symmetry};
+use grandmaitre_engine::{Game, Notation, Symmetric, Symmetry};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

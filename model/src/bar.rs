@@ -11,9 +11,10 @@
 
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::search::{Evaluator, MovesLeftConfig, Search, SearchConfig, SearchResult};
-use grandmaitre_engine::{ForPlayers, Game, ToMove};
+use grandmaitre_engine::{ForPlayers, Playable, ToMove};
 
 use crate::calibration::Calibration;
+use grandmaitre_engine::Hints;
 
 /// Simulations of the bar's search.
 pub const BAR_SIMULATIONS: u32 = 64;
@@ -22,7 +23,7 @@ pub const BAR_SIMULATIONS: u32 = 64;
 /// network with the bar's search, calibrated when a calibration is given
 /// (and fitted for this search). A finished game shows its result, and so
 /// does a position `book` proves.
-pub fn bar<G: Game, E: Evaluator<G>>(
+pub fn bar<G: Playable, E: Evaluator<G>>(
     game: &G,
     state: &G::State,
     evaluator: &E,
@@ -48,7 +49,7 @@ pub fn for_the_bar(calibration: Option<&Calibration>) -> Option<&Calibration> {
 }
 
 /// The bar's search, uncalibrated (what `calibrate` fits).
-pub fn bar_search<G: Game, E: Evaluator<G>>(
+pub fn bar_search<G: Hints, E: Evaluator<G>>(
     game: &G,
     state: &G::State,
     evaluator: &E,
@@ -78,6 +79,7 @@ pub fn shown_wdl(result: &SearchResult, calibration: Option<&Calibration>) -> Fo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grandmaitre_engine::Notation;
     use grandmaitre_engine::heraldis::Heraldis;
     use grandmaitre_engine::search::UniformEvaluator;
 

@@ -42,7 +42,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use grandmaitre_engine::Game;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::Evaluator;
 use grandmaitre_model::bar::BAR_SIMULATIONS;
@@ -67,6 +66,7 @@ use crate::players::ModelChoice;
 use crate::plot::{ReliabilityPanel, reliability_diagram};
 use crate::registry::{self, Registered};
 use crate::write_atomically;
+use grandmaitre_engine::Hints;
 
 /// Bins of fewer positions are left out of the reliability diagram (their
 /// frequency is noise; the calibration error still counts them).
@@ -216,9 +216,9 @@ pub fn calibrate<G: Registered>(
     // Games of one rules setting other than the default fit that
     // setting's own calibration; otherwise the fit serves every
     // setting without its own.
-    let default_rules = G::default().parameters();
+    let default_rules = G::Rules::default();
     let rules_seen = rules_settings::<G>(fit.iter().chain(&test).copied())?;
-    let own = match Vec::from_iter(&rules_seen)[..] {
+    let own = match &rules_seen[..] {
         [only] if *only != default_rules => Some(only.clone()),
         _ => None,
     };
@@ -475,12 +475,12 @@ pub fn calibrate<G: Registered>(
             [fit.len(), test.len()],
             [before.worst_ece(), after.worst_ece()],
         );
-        store(path, stored, own.as_deref(), &rules_seen)?;
+        store::<G>(path, stored, own.as_ref(), &rules_seen)?;
     }
     let stored = match (settings.dry_run, &settings.model, &own) {
         (false, ModelChoice::Directory(path), Some(own)) => Some(format!(
             "the calibration of the rules '{}' in {}/checkpoint.json",
-            differing(&default_rules, own).join(" "),
+            differing(&default_rules.to_string(), &own.to_string()).join(" "),
             path.display()
         )),
         (false, ModelChoice::Directory(path), None) => Some(format!(
@@ -537,21 +537,24 @@ fn write_records(path: &Path, header: &RecordsHeader, games: &[Played]) -> Resul
     write_atomically(path, text.as_bytes())
 }
 
-/// The full parameters (`Game::parameters`) of the rules settings the
-/// games were played under.
+/// The rules settings the games were played under, each once.
 fn rules_settings<'a, G: Registered>(
     games: impl Iterator<Item = &'a Played>,
-) -> Result<BTreeSet<String>> {
+) -> Result<Vec<G::Rules>> {
     // Each distinct text is read once: a file holds thousands of games of
     // a few settings.
     let texts: BTreeSet<Option<&String>> = games.map(|game| game.rules.as_ref()).collect();
-    texts
-        .into_iter()
-        .map(|rules| match rules {
-            Some(rules) => Ok(G::with_rules(rules)?.parameters()),
-            None => Ok(G::default().parameters()),
-        })
-        .collect()
+    let mut settings: Vec<G::Rules> = Vec::new();
+    for text in texts {
+        let rules = match text {
+            Some(text) => text.parse::<G::Rules>()?,
+            None => G::Rules::default(),
+        };
+        if !settings.contains(&rules) {
+            settings.push(rules);
+        }
+    }
+    Ok(settings)
 }
 
 /// The words of the parameters `own` that the default rules do not have
@@ -565,8 +568,9 @@ fn differing<'a>(default: &str, own: &'a str) -> Vec<&'a str> {
 
 /// The report's directory inside the checkpoint for a calibration of the
 /// rules `own`: `rules-` and the words that differ (`rules-size-10-limit-50`).
-fn rules_directory(default: &str, own: &str) -> String {
-    let words: Vec<String> = differing(default, own)
+fn rules_directory<R: std::fmt::Display>(default: &R, own: &R) -> String {
+    let (default, own) = (default.to_string(), own.to_string());
+    let words: Vec<String> = differing(&default, &own)
         .iter()
         .map(|word| {
             word.chars()
@@ -581,24 +585,29 @@ fn rules_directory(default: &str, own: &str) -> String {
 /// calibration, or else as the one for every setting without its own, in
 /// which case the settings it was fitted on lose their own (which would
 /// hide it).
-fn store(
+fn store<G: Registered>(
     path: &Path,
     calibration: Calibration,
-    own: Option<&str>,
-    settings: &BTreeSet<String>,
+    own: Option<&G::Rules>,
+    settings: &[G::Rules],
 ) -> Result<()> {
     let mut metadata = read_metadata(path)?;
+    // A stored setting is known by its rules, whatever its text's spelling.
+    let stored_rules = |text: &String| text.parse::<G::Rules>().ok();
     match own {
         Some(rules) => {
+            metadata
+                .rules_calibrations
+                .retain(|text, _| stored_rules(text).as_ref() != Some(rules));
             metadata
                 .rules_calibrations
                 .insert(rules.to_string(), calibration);
         }
         None => {
             metadata.calibration = Some(calibration);
-            metadata
-                .rules_calibrations
-                .retain(|rules, _| !settings.contains(rules));
+            metadata.rules_calibrations.retain(|text, _| {
+                !stored_rules(text).is_some_and(|rules| settings.contains(&rules))
+            });
         }
     }
     write_metadata(path, &metadata)?;
@@ -606,7 +615,7 @@ fn store(
 }
 
 /// Plays `settings.games` games on the calibration's threads.
-fn play_games<G: Game, E: Evaluator<G> + Sync>(
+fn play_games<G: Hints, E: Evaluator<G> + Sync>(
     game: &G,
     evaluator: &E,
     pairing: Pairing,

@@ -61,7 +61,7 @@ pub fn export<G: Registered>(game: &G, checkpoint: &Checkpoint, out: &Path) -> R
     let config = &checkpoint.metadata.network;
     let weights = FoldedWeights::new(&checkpoint.network);
     let calibrations = checkpoint.metadata.calibrations();
-    let calibration = calibrations.for_rules(&game.parameters());
+    let calibration = calibrations.for_rules(game.rules());
     let book = registry::book_and_text(game);
     let vectors = test_vectors(game, checkpoint, calibration);
     let searches = search_vectors(
@@ -74,7 +74,7 @@ pub fn export<G: Registered>(game: &G, checkpoint: &Checkpoint, out: &Path) -> R
         "format": EXPORT_FORMAT,
         "game": game.spec().name,
         "rules": notes.rules,
-        "parameters": game.parameters(),
+        "parameters": game.rules().to_string(),
         "players": [first, second],
         "encoding": {
             "version": game.spec().encoding_version,

@@ -432,7 +432,7 @@ impl<G: Registered> Session<G> {
             &self.game,
             &self.state,
             &self.evaluator,
-            self.calibrations.for_rules(&self.game.parameters()),
+            self.calibrations.for_rules(self.game.rules()),
             self.book.as_deref(),
         );
         Ok(format!("{first:.4} {draw:.4} {second:.4}"))

@@ -13,6 +13,7 @@ use burn::tensor::Device;
 use grandmaitre_engine::Game;
 use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent, RandomOpening};
 use grandmaitre_engine::book::{Book, BookAgent};
+use grandmaitre_engine::game::OneLine;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{
     MoveChoice, MovesLeftConfig, RolloutEvaluator, SearchConfig, UniformEvaluator,
@@ -49,7 +50,7 @@ impl<G: Game> LoadedModel<G> {
     /// The calibration of the bar under `game`'s rules, if the checkpoint
     /// has one for them.
     pub fn calibration(&self, game: &G) -> Option<&Calibration> {
-        self.calibrations.for_rules(&game.parameters())
+        self.calibrations.for_rules(game.rules())
     }
 }
 
@@ -69,9 +70,18 @@ impl ModelChoice {
     /// checkpoint, rollouts asked of a command that needs a network).
     pub fn load<G: Registered>(&self, game: &G) -> Result<LoadedModel<G>> {
         let checkpoint = self.checkpoint(game)?;
+        let calibrations = checkpoint.metadata.calibrations();
+        for rules in calibrations.by_rules.keys() {
+            rules.parse::<G::Rules>().map_err(|why| {
+                anyhow::anyhow!(
+                    "the model's calibration of the rules '{}': {why}",
+                    OneLine(rules)
+                )
+            })?;
+        }
         Ok(LoadedModel {
             evaluator: checkpoint.evaluator(),
-            calibrations: checkpoint.metadata.calibrations(),
+            calibrations,
             book: registry::book(game),
         })
     }

@@ -19,7 +19,7 @@ use grandmaitre_engine::halma::{self, Halma};
 use grandmaitre_engine::havannah::{self, Havannah};
 use grandmaitre_engine::heraldis::alphabeta::AlphaBetaAgent;
 use grandmaitre_engine::heraldis::{self, Heraldis, Layout};
-use grandmaitre_engine::{Game, Player};
+use grandmaitre_engine::{Game, Notation, Playable, Player};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
@@ -53,7 +53,7 @@ pub struct ExportNotes {
 }
 
 /// What the command line needs of a game beyond its rules.
-pub trait Registered: Game + 'static {
+pub trait Registered: Playable + 'static {
     /// The name accepted by `--game` and the engine protocol's `gm-game`.
     const NAME: &'static str;
 
@@ -75,9 +75,6 @@ pub trait Registered: Game + 'static {
     /// The depth `bench perft` counts to by default: a second or so from
     /// the start.
     const PERFT_BENCH_DEPTH: u32;
-
-    /// The game under the rules `text` names (`--rules`).
-    fn with_rules(text: &str) -> Result<Self>;
 
     /// The same rules on a random board drawn from `seed` (a random layout
     /// for Heraldis), for games whose board varies.
@@ -107,7 +104,7 @@ pub trait Registered: Game + 'static {
 
 impl Registered for Heraldis {
     const NAME: &'static str = "heraldis";
-    const RULES_HELP: &'static str = "heraldis: a layout — `default`, `random:SEED`, or 25 tokens in the rules' notation (rank 5 first, ranks separated by `/`) — optionally followed by `| PLY_LIMIT`";
+    const RULES_HELP: &'static str = "heraldis: `layout=L limit=N` (L is `default`, `random:SEED`, or the 25 cells in the rules' notation, rank 5 first, cells separated by `,` and ranks by `/`; the game is drawn after N plies, default 150), either may be left out; a layout alone in the rules' notation, optionally followed by `| N`, still reads";
     const SHIPPED: Option<ShippedModel> = Some(ShippedModel {
         metadata: include_str!("../../checkpoints/heraldis/checkpoint.json"),
         weights: include_bytes!("../../checkpoints/heraldis/weights.bpk"),
@@ -117,14 +114,6 @@ impl Registered for Heraldis {
     )];
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=4", "rollout:sims=10000"];
     const PERFT_BENCH_DEPTH: u32 = 7;
-
-    fn with_rules(text: &str) -> Result<Self> {
-        Ok(if text.contains('|') {
-            Heraldis::with_parameters(text)?
-        } else {
-            Heraldis::new(Layout::from_spec(text)?)
-        })
-    }
 
     fn random_board(&self, seed: u64) -> Option<Self> {
         let layout = Layout::random(&mut StdRng::seed_from_u64(seed));
@@ -163,10 +152,6 @@ impl Registered for Havannah {
     const ANCHORS: &'static [&'static str] = &["rollout:sims=1000"];
     const PERFT_BENCH_DEPTH: u32 = 4;
 
-    fn with_rules(text: &str) -> Result<Self> {
-        Ok(Havannah::with_parameters(text)?)
-    }
-
     fn openspiel_game(&self) -> Option<String> {
         Some(format!(
             "havannah(board_size={},swap={})",
@@ -178,7 +163,7 @@ impl Registered for Havannah {
     fn export_notes(&self) -> ExportNotes {
         let side = 2 * self.base() - 1;
         ExportNotes {
-            rules: self.parameters(),
+            rules: self.rules().to_string(),
             fields: vec![("base", self.base().into()), ("swap", self.swap().into())],
             cell_index: format!(
                 "cell (x, y) of the {side} × {side} grid (on the board when |x − y| < {base}; named by the letter a + x then y + 1) is at offset y × {side} + x; planes are plane-major, each {area} values",
@@ -204,10 +189,6 @@ impl Registered for Halma {
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=3", "greedy"];
     const PERFT_BENCH_DEPTH: u32 = 5;
 
-    fn with_rules(text: &str) -> Result<Self> {
-        Ok(Halma::with_parameters(text)?)
-    }
-
     fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>> {
         Some(Box::new(halma::baselines::AlphaBetaAgent::halma(
             depth, seed,
@@ -222,7 +203,7 @@ impl Registered for Halma {
         let size = self.size();
         let cells = size * size;
         ExportNotes {
-            rules: self.parameters(),
+            rules: self.rules().to_string(),
             fields: vec![
                 ("size", size.into()),
                 ("yard_limit", self.yard_limit().into()),
@@ -251,10 +232,6 @@ impl Registered for Bulltricker {
     const ANCHORS: &'static [&'static str] = &["alphabeta:depth=3", "greedy"];
     const PERFT_BENCH_DEPTH: u32 = 4;
 
-    fn with_rules(text: &str) -> Result<Self> {
-        Ok(Bulltricker::with_parameters(text)?)
-    }
-
     fn alphabeta(depth: u32, seed: u64) -> Option<Box<dyn Agent<Self>>> {
         Some(Box::new(
             bulltricker::baselines::AlphaBetaAgent::bulltricker(depth, seed),
@@ -268,7 +245,7 @@ impl Registered for Bulltricker {
     fn export_notes(&self) -> ExportNotes {
         let grid = bulltricker::GRID;
         ExportNotes {
-            rules: self.parameters(),
+            rules: self.rules().to_string(),
             fields: vec![("ply_cap", self.ply_cap().into())],
             cell_index: format!(
                 "grid cell 15 × row + column (row 0 is Black's back line H1, column 0 is V1); junctions, rectangles and royal squares alike; planes are plane-major, each {grid} values"
@@ -305,7 +282,7 @@ pub trait GameTask {
 /// Game `G` under the rules `rules` (its default rules without).
 fn game_with_rules<G: Registered>(rules: Option<&str>) -> Result<G> {
     match rules {
-        Some(text) => G::with_rules(text),
+        Some(text) => Ok(G::with_rules(text)?),
         None => Ok(G::default()),
     }
 }
@@ -348,13 +325,13 @@ pub fn rules_help() -> String {
 
 /// The names of the first and the second player of `game` ("light",
 /// "dark").
-pub fn player_names<G: Game>(game: &G) -> [&'static str; 2] {
+pub fn player_names<G: Notation>(game: &G) -> [&'static str; 2] {
     [Player::First, Player::Second].map(|player| game.player_name(player))
 }
 
 /// `P(<first> wins)`-style names of the three outcomes of `game`, from the
 /// first player's side: "light wins", "draw", "dark wins".
-pub fn outcome_names<G: Game>(game: &G) -> [String; 3] {
+pub fn outcome_names<G: Notation>(game: &G) -> [String; 3] {
     let [first, second] = player_names(game);
     [
         format!("{first} wins"),
@@ -383,11 +360,8 @@ mod tests {
             }
             // The rules read back from their own text.
             let notes = game.export_notes();
-            assert_eq!(G::with_rules(&notes.rules)?.parameters(), game.parameters());
-            assert_eq!(
-                G::with_rules(&game.parameters())?.parameters(),
-                game.parameters()
-            );
+            assert_eq!(G::with_rules(&notes.rules)?.rules(), game.rules());
+            assert_eq!(&game.rules().to_string().parse::<G::Rules>()?, game.rules());
             Ok(())
         }
     }

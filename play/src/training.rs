@@ -26,13 +26,13 @@ pub fn game_for<G: Registered>(base: &G, layouts: Layouts, seed: u64) -> G {
 /// Refuses to go on with a run under other rules than its own.
 pub fn check_run_rules<G: Registered>(run: &Run, game: &G) -> Result<()> {
     let own = match &run.config.rules {
-        Some(rules) => G::with_rules(rules)?.parameters(),
-        None => G::default().parameters(),
+        Some(rules) => rules.parse::<G::Rules>()?,
+        None => G::Rules::default(),
     };
-    if own != game.parameters() {
+    if own != *game.rules() {
         bail!(
             "the run plays the rules '{own}', not '{}': resume it without --rules, or use a new run",
-            game.parameters()
+            game.rules()
         );
     }
     Ok(())
@@ -44,8 +44,7 @@ pub fn for_new_run<G: Registered>(mut config: TrainingConfig, game: &G) -> Train
     if config.evaluation.anchors.is_none() {
         config.evaluation.anchors = Some(G::ANCHORS.iter().map(|a| a.to_string()).collect());
     }
-    let rules = game.parameters();
-    config.rules = (rules != G::default().parameters()).then_some(rules);
+    config.rules = (*game.rules() != G::Rules::default()).then(|| game.rules().to_string());
     config
 }
 

@@ -30,7 +30,7 @@ use grandmaitre_engine::search::{
     Evaluator, GumbelConfig, MoveChoice, RootSelection, Search, SearchConfig, SearchResult,
     run_searches,
 };
-use grandmaitre_engine::{Game, Outcome, ToMove};
+use grandmaitre_engine::{Game, Hints, Notation, Outcome, ToMove};
 
 use crate::record::{GameRecord, PositionRecord};
 
@@ -157,7 +157,7 @@ pub fn play_games<G, E>(
     seed: u64,
     mut on_game: impl FnMut(GameRecord),
 ) where
-    G: Game,
+    G: Notation + Hints,
     E: Evaluator<G> + ?Sized,
 {
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -243,7 +243,7 @@ pub fn play_games<G, E>(
 
 /// A reverse start or an opening walk for a new game, drawn with `rng` in
 /// the shares `config` asks for (`None`: the game's own start).
-fn curriculum_start<G: Game>(
+fn curriculum_start<G: Hints>(
     config: &SelfPlayConfig,
     game: &G,
     rng: &mut SmallRng,
@@ -293,7 +293,7 @@ fn surprise(result: &SearchResult) -> f32 {
 
 /// The record of a finished game: every position gets the final result
 /// from its side to move's point of view.
-fn finish<G: Game>(search: &Search<G>, slot: &mut Slot<G>) -> GameRecord {
+fn finish<G: Notation + Hints>(search: &Search<G>, slot: &mut Slot<G>) -> GameRecord {
     let game = search.game();
     let end = search.state();
     let positions = slot
@@ -323,7 +323,7 @@ fn finish<G: Game>(search: &Search<G>, slot: &mut Slot<G>) -> GameRecord {
         )
         .collect();
     GameRecord {
-        parameters: game.parameters(),
+        parameters: game.rules().to_string(),
         positions,
         plies: game.ply(end) as u32,
         final_state: Some(game.format_state(end)),

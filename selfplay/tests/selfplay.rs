@@ -3,7 +3,7 @@
 use grandmaitre_engine::halma::Halma;
 use grandmaitre_engine::heraldis::{Heraldis, Layout};
 use grandmaitre_engine::search::UniformEvaluator;
-use grandmaitre_engine::{Game, Outcome, Player};
+use grandmaitre_engine::{Game, Notation, Outcome, Player};
 use grandmaitre_selfplay::{GameRecord, SelfPlayConfig, play_games, shard};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -37,7 +37,7 @@ fn every_game_is_recorded_with_real_results_and_proper_targets() {
     let mut targets = 0;
     let mut surprised = 0;
     for record in &records {
-        let game = Heraldis::with_parameters(&record.parameters).expect("parameters");
+        let game = Heraldis::with_rules(&record.parameters).expect("parameters");
         assert_eq!(record.positions.len() as u32, record.plies);
         let last = record.positions.last().expect("a move");
         let end_state = game.parse_state(&last.state).expect("state");

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use grandmaitre_engine::levels::{self, ADVICE_LEVEL, Level, Setting};
-use grandmaitre_engine::{ForPlayers, Game, Outcome};
+use grandmaitre_engine::{ForPlayers, Notation, Outcome};
 use grandmaitre_model::bar::{self, BAR_SIMULATIONS};
 use serde_json::json;
 
@@ -209,7 +209,7 @@ impl PositionTask for Advise {
 }
 
 /// The moves of `line` from `state`, in notation.
-fn advice_line<G: Game>(
+fn advice_line<G: Notation>(
     game: &G,
     state: &G::State,
     line: &[grandmaitre_engine::Action],

@@ -158,7 +158,7 @@ fn game_line<G: Registered>(game: &G, record: &GameRecord) -> serde_json::Value 
     let mut line = json!({
         "game": record.index,
         "opening": record.opening,
-        "parameters": game.parameters(),
+        "parameters": game.rules().to_string(),
         "result_for_a": match record.result_for_a {
             Outcome::Win => "win",
             Outcome::Draw => "draw",

@@ -13,9 +13,9 @@ mod solve;
 mod train;
 
 use anyhow::{Context, Result};
-use grandmaitre_engine::Game;
 
 use crate::cli::{BenchCommand, Cli, Command, PositionArgs};
+use grandmaitre_engine::Notation;
 use grandmaitre_play::registry::{self, GameTask, Registered};
 use grandmaitre_play::write_atomically;
 
@@ -157,7 +157,7 @@ fn with_position(args: &PositionArgs, task: impl PositionTask) -> Result<()> {
 }
 
 /// The position `args` name: `--position` (or the start), then `--moves`.
-fn position<G: Game>(game: &G, args: &PositionArgs) -> Result<G::State> {
+fn position<G: Notation>(game: &G, args: &PositionArgs) -> Result<G::State> {
     let mut state = match &args.position {
         Some(text) => game.parse_state(text)?,
         None => game.initial_state(),

@@ -9,11 +9,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use grandmaitre_engine::{Action, Game, ParseError, Player, Symmetry};
+use grandmaitre_engine::{Action, Game, ParseError, Playable, Player, Symmetry};
 use grandmaitre_selfplay::GameRecord;
 use rand::Rng;
 
 use crate::TrainError;
+use grandmaitre_engine::Notation;
 
 /// One position to learn from.
 #[derive(Clone, Debug, PartialEq)]
@@ -117,7 +118,7 @@ fn value_targets(record: &GameRecord, sides: &[Player], targets: &Targets) -> Ve
     mixed
 }
 
-impl<G: Game> ReplayWindow<G> {
+impl<G: Notation> ReplayWindow<G> {
     /// A window over these games. Records come from files, so they are
     /// checked once here rather than on every batch: unless `mixed_boards`,
     /// every board must have the first one's planes and actions, and every
@@ -141,33 +142,42 @@ impl<G: Game> ReplayWindow<G> {
             let game = match index_of.get(record.parameters.as_str()) {
                 Some(&index) => index,
                 None => {
-                    let game = G::with_parameters(&record.parameters)?;
-                    let shape = (game.spec().observation_len(), game.spec().action_count);
-                    let board = match shapes.iter().position(|&s| s == shape) {
-                        Some(board) => board,
+                    // Each text is read once; the same rules under another
+                    // spelling are the same game.
+                    let rules = record.parameters.parse::<G::Rules>()?;
+                    let index = match games.iter().position(|game| *game.rules() == rules) {
+                        Some(index) => index,
                         None => {
-                            shapes.push(shape);
-                            boards.push(Vec::new());
-                            shapes.len() - 1
+                            let game: G = rules.into();
+                            let shape = (game.spec().observation_len(), game.spec().action_count);
+                            let board = match shapes.iter().position(|&s| s == shape) {
+                                Some(board) => board,
+                                None => {
+                                    shapes.push(shape);
+                                    boards.push(Vec::new());
+                                    shapes.len() - 1
+                                }
+                            };
+                            board_of_game.push(board);
+                            if let (Some(first), false) = (games.first(), mixed_boards) {
+                                let (a, b) = (first.spec(), game.spec());
+                                if a.observation_len() != b.observation_len()
+                                    || a.action_count != b.action_count
+                                {
+                                    return Err(ParseError::new(
+                                        "game parameters",
+                                        &record.parameters,
+                                        "the board differs from the other games of the window",
+                                    )
+                                    .into());
+                                }
+                            }
+                            games.push(game);
+                            games.len() - 1
                         }
                     };
-                    board_of_game.push(board);
-                    if let (Some(first), false) = (games.first(), mixed_boards) {
-                        let (a, b) = (first.spec(), game.spec());
-                        if a.observation_len() != b.observation_len()
-                            || a.action_count != b.action_count
-                        {
-                            return Err(ParseError::new(
-                                "game parameters",
-                                &record.parameters,
-                                "the board differs from the other games of the window",
-                            )
-                            .into());
-                        }
-                    }
-                    games.push(game);
-                    index_of.insert(&record.parameters, games.len() - 1);
-                    games.len() - 1
+                    index_of.insert(&record.parameters, index);
+                    index
                 }
             };
             let actions = games[game].spec().action_count;
@@ -341,7 +351,7 @@ pub fn draw_indices<G: Game>(
 /// each sample seen through a random symmetry of the board. With
 /// `ownership`, the samples of games whose final position is known get
 /// their ownership targets.
-pub fn make_batch<G: Game>(
+pub fn make_batch<G: Playable>(
     window: &ReplayWindow<G>,
     indices: &[usize],
     ownership: bool,
@@ -421,7 +431,7 @@ mod tests {
     fn a_policy_target_beyond_the_policy_head_is_an_error() {
         // It once indexed past a batch's policy rows and panicked.
         let record = GameRecord {
-            parameters: Heraldis::default().parameters(),
+            parameters: Heraldis::default().rules().to_string(),
             positions: vec![PositionRecord {
                 state: "5/5/5/5/5 l - 0".to_string(),
                 policy: vec![(7, 0.5), (300, 0.5)],
@@ -454,7 +464,7 @@ mod tests {
 
     fn game(positions: Vec<PositionRecord>) -> GameRecord {
         GameRecord {
-            parameters: Heraldis::default().parameters(),
+            parameters: Heraldis::default().rules().to_string(),
             plies: positions.len() as u32,
             positions,
             final_state: None,

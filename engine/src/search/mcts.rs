@@ -14,7 +14,7 @@ use super::config::{MoveChoice, RootSelection, SearchConfig};
 use super::evaluator::{EvaluationRequest, Evaluations};
 use super::gumbel::GumbelRoot;
 use super::tree::{Edge, NO_NODE, Node, NodeId, Proof, Tree, sign};
-use crate::game::{Action, Forcing, Game, Outcome, Player};
+use crate::game::{Action, Forcing, Game, Hints, Outcome, Player};
 use crate::wdl::{ForPlayers, ToMove};
 
 /// A leaf waiting for its evaluation.
@@ -99,7 +99,7 @@ pub struct Search<G: Game> {
     moves_left_known: bool,
 }
 
-impl<G: Game> Search<G> {
+impl<G: Hints> Search<G> {
     /// A search from `state`, with its random choices seeded by `seed`.
     pub fn new(game: G, state: G::State, config: SearchConfig, seed: u64) -> Search<G> {
         let root = Self::make_node(&game, state);

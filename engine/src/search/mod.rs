@@ -89,6 +89,7 @@ mod gumbel;
 mod mcts;
 mod tree;
 
+use crate::game::Hints;
 use rayon::prelude::*;
 
 pub use config::{GumbelConfig, MoveChoice, MovesLeftConfig, RootSelection, SearchConfig};
@@ -98,11 +99,9 @@ pub use evaluator::{
 pub use mcts::{ChildReport, Search, SearchResult};
 pub use tree::Proof;
 
-use crate::game::Game;
-
 /// Runs every search to its end, serving the leaves of all of them with one
 /// evaluator call per step.
-pub fn run_searches<G: Game, E: Evaluator<G> + ?Sized>(searches: &mut [Search<G>], evaluator: &E) {
+pub fn run_searches<G: Hints, E: Evaluator<G> + ?Sized>(searches: &mut [Search<G>], evaluator: &E) {
     for search in searches.iter_mut() {
         search.begin();
     }

@@ -7,7 +7,7 @@ use grandmaitre_engine::agent::Agent;
 use grandmaitre_engine::arena::opening_moves;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{Evaluator, Search, SearchConfig};
-use grandmaitre_engine::{Game, Outcome, Player};
+use grandmaitre_engine::{Hints, Outcome, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -72,7 +72,7 @@ impl GameSettings {
 /// Game `index`: a random opening, then the two levels, the bar
 /// (uncalibrated) and the network's own win/draw/loss recorded before
 /// every move. `None` if no opening could be drawn.
-pub fn play<G: Game, E: Evaluator<G> + Sync>(
+pub fn play<G: Hints, E: Evaluator<G> + Sync>(
     game: &G,
     evaluator: &E,
     settings: &GameSettings,

@@ -13,6 +13,7 @@
 //!    positions one side nearly always wins).
 
 use std::collections::BTreeMap;
+use std::str::FromStr;
 
 use grandmaitre_engine::{ForPlayers, Player};
 use serde::{Deserialize, Serialize};
@@ -59,7 +60,7 @@ pub struct Calibration {
 /// A checkpoint's calibrations: the one that serves every rules setting
 /// without its own (fitted on the game's default rules, or on several
 /// settings pooled), and those fitted apart on one other setting, by the
-/// setting's full parameters (`Game::parameters`). One network can play
+/// setting's rules as their text (`Game::Rules`' `Display`). One network can play
 /// several boards whose raw bars want different temperatures.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Calibrations {
@@ -70,10 +71,15 @@ pub struct Calibrations {
 }
 
 impl Calibrations {
-    /// The calibration of the rules setting whose parameters are
-    /// `parameters`: its own if it has one, else the general one.
-    pub fn for_rules(&self, parameters: &str) -> Option<&Calibration> {
-        self.by_rules.get(parameters).or(self.general.as_ref())
+    /// The calibration of the rules `rules` (a game's rules type, which
+    /// reads the stored settings' text): its own if it has one, else the
+    /// general one.
+    pub fn for_rules<R: FromStr + PartialEq>(&self, rules: &R) -> Option<&Calibration> {
+        self.by_rules
+            .iter()
+            .find(|(text, _)| text.parse::<R>().is_ok_and(|own| own == *rules))
+            .map(|(_, calibration)| calibration)
+            .or(self.general.as_ref())
     }
 
     /// Why one of the calibrations cannot be used, if one cannot.

@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use anyhow::Result;
 use burn::tensor::Device;
-use grandmaitre_engine::Game;
 use grandmaitre_engine::search::{Search, SearchConfig, run_searches};
 use grandmaitre_model::checkpoint::{self, CheckpointMetadata, Provenance};
 use grandmaitre_model::{
@@ -20,6 +19,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::{Counting, NetworkShape, gemm_speed, positions_per_second, random_planes};
+use grandmaitre_engine::{Game, Hints};
 
 /// What `bench nn` measures.
 #[derive(Clone, Debug)]
@@ -38,7 +38,7 @@ pub struct NnSettings {
 
 /// Times inference on the current rayon pool's threads and writes the
 /// table to `out`.
-pub fn nn<G: Game>(game: &G, settings: &NnSettings, out: &mut dyn Write) -> Result<()> {
+pub fn nn<G: Hints>(game: &G, settings: &NnSettings, out: &mut dyn Write) -> Result<()> {
     let batches = &settings.batches;
     let burn_backend = settings.burn;
     let device = Device::flex();
@@ -153,7 +153,7 @@ fn reload(network: &Network, config: &NetworkConfig, device: &Device) -> Result<
 /// simulations that needed the network; finished and proven positions do
 /// not) and the mean batch the searches actually gave it, against the raw
 /// inference rate at that batch size.
-fn mcts_speed<G: Game>(
+fn mcts_speed<G: Hints>(
     game: &G,
     network: InferenceNetwork,
     planes: &[f32],

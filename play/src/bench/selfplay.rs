@@ -10,17 +10,17 @@ use std::time::Instant;
 
 use anyhow::Result;
 use burn::tensor::Device;
-use grandmaitre_engine::Game;
 use grandmaitre_model::NetworkEvaluator;
 use grandmaitre_selfplay::play_games;
 use grandmaitre_train::TrainingConfig;
 
 use super::{Counting, NetworkShape, positions_per_second, random_planes};
+use grandmaitre_engine::{Hints, Notation};
 
 /// Plays self-play as training plays it with `settings` for about
 /// `seconds`, then times the raw inference bound at its mean batch; writes
 /// the lines to `out`.
-pub fn selfplay<G: Game>(
+pub fn selfplay<G: Notation + Hints>(
     game: &G,
     network: &NetworkShape,
     settings: &TrainingConfig,

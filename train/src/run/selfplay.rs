@@ -2,6 +2,7 @@
 //! run's newest checkpoint, fetched when the pointer moves.
 
 use super::*;
+use grandmaitre_engine::{Hints, Notation};
 
 impl Run {
     /// The games of the curriculum's stages and the network on each one's
@@ -14,7 +15,7 @@ impl Run {
             .curriculum
             .iter()
             .map(|stage| {
-                let game = G::with_parameters(&stage.rules)?;
+                let game = G::with_rules(&stage.rules)?;
                 let board = network
                     .for_board(game.spec())
                     .ok_or_else(|| TrainError::Invalid {
@@ -34,7 +35,7 @@ impl Run {
     /// `stop`, beside a `train` process on the same directory. Returns the
     /// games written. A run without a checkpoint yet plays with a fresh
     /// network of the run's shape. `progress` hears of each shard written.
-    pub fn selfplay<G: Game>(
+    pub fn selfplay<G: Notation + Hints>(
         &self,
         make_game: impl Fn(u64) -> G + Sync,
         spec: &grandmaitre_engine::GameSpec,

@@ -3,6 +3,7 @@
 //! read from the newest shards.
 
 use super::*;
+use grandmaitre_engine::Notation;
 
 impl Run {
     /// Removes what an interrupted checkpoint write left beside the
@@ -223,7 +224,7 @@ impl Run {
     /// The replay window: the newest shards holding `positions` positions
     /// (each read once into `cache`, dropped from it once out of the
     /// window).
-    pub(super) fn window<G: Game>(
+    pub(super) fn window<G: Notation>(
         &self,
         names: &[String],
         cache: &mut ShardCache,

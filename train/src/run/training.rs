@@ -3,13 +3,14 @@
 //! at a time.
 
 use super::*;
+use grandmaitre_engine::Playable;
 
 impl Run {
     /// Runs generations until `stop`, with the rules `make_game(seed)` gives
     /// each self-play game (`spec` is their common shape), training on
     /// `device` (burn's backend), reporting to `progress`. Self-play always
     /// runs on the fast CPU inference path.
-    pub fn train<G: Game>(
+    pub fn train<G: Playable>(
         &self,
         make_game: impl Fn(u64) -> G + Sync,
         spec: &grandmaitre_engine::GameSpec,

@@ -114,6 +114,7 @@ impl Evaluation<Bulltricker> for MaterialEvaluation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Notation;
 
     #[test]
     fn greedy_takes_the_most_and_mates_when_it_can() {

@@ -31,8 +31,9 @@ mod encoding;
 pub mod moves;
 mod position;
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 use std::ops::ControlFlow;
+use std::str::FromStr;
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -44,7 +45,8 @@ pub use moves::Move;
 pub use position::{Draw, Key, Position, Status, colour_name};
 
 use crate::game::{
-    Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
+    Action, ActionLayout, Forcing, Game, GameSpec, Hints, Notation, Outcome, ParseError, Player,
+    Symmetric, Symmetry,
 };
 use crate::parameters::{choice, read_fields, whole_number};
 
@@ -61,18 +63,89 @@ pub const DEFAULT_REPETITIONS: usize = 3;
 /// The rules of Bulltricker with their parameters.
 #[derive(Clone, Debug)]
 pub struct Bulltricker {
-    ply_cap: u16,
-    material: u32,
-    repetitions: usize,
-    /// A repetition or the ply cap goes to the side with more material
-    /// instead of drawing.
-    adjudicate_material: bool,
+    rules: BulltrickerRules,
     spec: GameSpec,
+}
+
+/// The rules' parameters, written `plies=N material=M repetitions=R`, then
+/// ` adjudicate=material` if material decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BulltrickerRules {
+    /// Plies before a draw (at least 1).
+    pub plies: u16,
+    /// Fewer occupied rectangles than this draw.
+    pub material: u32,
+    /// The occurrence of a position that draws (at least 1).
+    pub repetitions: usize,
+    /// A repetition or the ply cap goes to the side with more material
+    /// instead of drawing (a training rule).
+    pub adjudicate_material: bool,
+}
+
+impl Default for BulltrickerRules {
+    fn default() -> BulltrickerRules {
+        BulltrickerRules {
+            plies: DEFAULT_PLY_CAP,
+            material: DEFAULT_MATERIAL,
+            repetitions: DEFAULT_REPETITIONS,
+            adjudicate_material: false,
+        }
+    }
+}
+
+impl fmt::Display for BulltrickerRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "plies={} material={} repetitions={}",
+            self.plies, self.material, self.repetitions
+        )?;
+        if self.adjudicate_material {
+            f.write_str(" adjudicate=material")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for BulltrickerRules {
+    type Err = ParseError;
+
+    /// Reads `plies=N material=M repetitions=R adjudicate=none|material`,
+    /// any of them left out.
+    fn from_str(text: &str) -> Result<BulltrickerRules, ParseError> {
+        let mut rules = BulltrickerRules::default();
+        let fields = [
+            ("plies", "N"),
+            ("material", "M"),
+            ("repetitions", "R"),
+            ("adjudicate", "none|material"),
+        ];
+        read_fields(text, &fields, |key, value| {
+            match key {
+                "plies" => rules.plies = whole_number(key, value, 1, 10_000)?,
+                "material" => rules.material = whole_number(key, value, 0, 112)?,
+                "repetitions" => rules.repetitions = whole_number(key, value, 1, 100)?,
+                _ => {
+                    rules.adjudicate_material =
+                        choice(key, value, &[("none", false), ("material", true)])?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(rules)
+    }
+}
+
+impl From<BulltrickerRules> for Bulltricker {
+    fn from(rules: BulltrickerRules) -> Bulltricker {
+        Bulltricker::new(rules.plies, rules.material, rules.repetitions)
+            .adjudicating_material(rules.adjudicate_material)
+    }
 }
 
 impl Default for Bulltricker {
     fn default() -> Bulltricker {
-        Bulltricker::new(DEFAULT_PLY_CAP, DEFAULT_MATERIAL, DEFAULT_REPETITIONS)
+        BulltrickerRules::default().into()
     }
 }
 
@@ -87,10 +160,12 @@ impl Bulltricker {
     pub fn new(ply_cap: u16, material: u32, repetitions: usize) -> Bulltricker {
         assert!(ply_cap > 0 && repetitions > 0, "limits must be positive");
         Bulltricker {
-            ply_cap,
-            material,
-            repetitions,
-            adjudicate_material: false,
+            rules: BulltrickerRules {
+                plies: ply_cap,
+                material,
+                repetitions,
+                adjudicate_material: false,
+            },
             spec: GameSpec {
                 name: "bulltricker",
                 action_count: GRID * GRID,
@@ -108,19 +183,19 @@ impl Bulltricker {
     /// These rules with repetitions and the ply cap adjudicated by
     /// material (or not).
     pub fn adjudicating_material(mut self, on: bool) -> Bulltricker {
-        self.adjudicate_material = on;
+        self.rules.adjudicate_material = on;
         self
     }
 
     /// Whether material decides repetitions and the ply cap
     /// (`adjudicate=material`).
     pub fn adjudicates_material(&self) -> bool {
-        self.adjudicate_material
+        self.rules.adjudicate_material
     }
 
     /// The ply cap.
     pub fn ply_cap(&self) -> u16 {
-        self.ply_cap
+        self.rules.plies
     }
 
     /// The action of a move.
@@ -182,11 +257,11 @@ impl Bulltricker {
             Status::Won(mover)
         } else if mated[mover.index()] {
             Status::Won(mover.opponent())
-        } else if position.occupied().count_ones() < self.material {
+        } else if position.occupied().count_ones() < self.rules.material {
             Status::Drawn(Draw::Material)
-        } else if position.earlier_occurrences() + 1 >= self.repetitions {
+        } else if position.earlier_occurrences() + 1 >= self.rules.repetitions {
             self.drawn_unless_adjudicated(position, Draw::Repetition)
-        } else if position.plies >= self.ply_cap {
+        } else if position.plies >= self.rules.plies {
             self.drawn_unless_adjudicated(position, Draw::PlyCap)
         } else if !moves::has_move(position) {
             Status::Drawn(Draw::NoMove)
@@ -198,7 +273,7 @@ impl Bulltricker {
     /// A draw by `reason`, or with `adjudicate=material` a win for the side
     /// with more material (a draw if they are level).
     fn drawn_unless_adjudicated(&self, position: &Position, reason: Draw) -> Status {
-        if !self.adjudicate_material {
+        if !self.rules.adjudicate_material {
             return Status::Drawn(reason);
         }
         let [white, black] = [Player::First, Player::Second].map(|p| position.material(p));
@@ -230,10 +305,10 @@ impl Bulltricker {
                 )));
             }
         }
-        if position.plies > self.ply_cap {
+        if position.plies > self.rules.plies {
             return Err(error(format!(
                 "{} plies played, more than the cap {}",
-                position.plies, self.ply_cap
+                position.plies, self.rules.plies
             )));
         }
         // The result of the position as it stands (mates are those of the
@@ -272,6 +347,12 @@ pub fn king_wall(king: usize) -> Rects {
 
 impl Game for Bulltricker {
     type State = Position;
+
+    type Rules = BulltrickerRules;
+
+    fn rules(&self) -> &BulltrickerRules {
+        &self.rules
+    }
 
     fn spec(&self) -> &GameSpec {
         &self.spec
@@ -337,93 +418,12 @@ impl Game for Bulltricker {
         }
     }
 
-    /// The decisive moves: the moves that mate the opposing King at once.
-    /// Only a move landing on one of its four rectangles can (the last
-    /// empty one, or one taken by a column capture), and then only when at
-    /// most one of them is empty; each such move is played to see.
-    fn forcing_moves(&self, state: &Position, wins: &mut Vec<Action>) -> Forcing {
-        wins.clear();
-        if state.status != Status::Playing {
-            return Forcing::Free;
-        }
-        let mover = state.side();
-        let wall = king_wall(state.king(mover.opponent()));
-        if (wall & !state.occupied()).count_ones() > 1 {
-            return Forcing::Free;
-        }
-        let mut candidates = Vec::new();
-        moves::for_each_legal(state, |m| {
-            if board::is_rect(m.to) && wall & board::bit(m.to) != 0 {
-                candidates.push(m);
-            }
-            ControlFlow::Continue(())
-        });
-        for m in candidates {
-            let mut next = state.clone();
-            self.apply(&mut next, m);
-            if next.status == Status::Won(mover) {
-                wins.push(self.move_action(m));
-            }
-        }
-        wins.sort_unstable();
-        if wins.is_empty() {
-            Forcing::Free
-        } else {
-            Forcing::Wins
-        }
-    }
-
-    /// `plies` random legal moves of each side from the start, White's
-    /// first, drawn uniformly with `seed`: a middle game whose material is
-    /// often unbalanced (the compulsory captures of random play trade and
-    /// lose pieces), where self-play meets won and lost positions far
-    /// sooner than from the start. The ply count goes on from the walk.
-    /// `None` if the walk ends the game.
-    fn opening_walk(&self, plies: u32, seed: u64) -> Option<Position> {
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let mut position = self.initial_state();
-        for _ in 0..2 * plies {
-            let m = *self.legal_moves(&position).choose(&mut rng)?;
-            self.apply(&mut position, m);
-        }
-        (position.status == Status::Playing).then_some(position)
-    }
-
     fn encode(&self, state: &Position, planes: &mut [f32]) {
         encoding::encode(self, state, planes);
     }
+}
 
-    /// The mirror swapping left and right keeps the rules.
-    fn transformed(&self, _symmetry: Symmetry) -> Bulltricker {
-        self.clone()
-    }
-
-    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
-        if symmetry.0 == 0 {
-            return state.clone();
-        }
-        state.mirrored()
-    }
-
-    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
-        if symmetry.0 == 0 {
-            return action;
-        }
-        let m = self.action_move(action);
-        self.move_action(Move {
-            from: board::mirror(m.from),
-            to: board::mirror(m.to),
-        })
-    }
-
-    fn transform_cell(&self, cell: usize, symmetry: Symmetry) -> usize {
-        if symmetry.0 == 0 {
-            cell
-        } else {
-            board::mirror(cell)
-        }
-    }
-
+impl Notation for Bulltricker {
     fn parse_state(&self, text: &str) -> Result<Position, ParseError> {
         self.parse_position(text)
     }
@@ -492,44 +492,6 @@ impl Game for Bulltricker {
         )
     }
 
-    fn parameters(&self) -> String {
-        format!(
-            "plies={} material={} repetitions={}{}",
-            self.ply_cap,
-            self.material,
-            self.repetitions,
-            if self.adjudicate_material {
-                " adjudicate=material"
-            } else {
-                ""
-            }
-        )
-    }
-
-    /// `plies=N material=M repetitions=R adjudicate=none|material`, any of
-    /// them left out.
-    fn with_parameters(text: &str) -> Result<Bulltricker, ParseError> {
-        let (mut plies, mut material, mut repetitions) =
-            (DEFAULT_PLY_CAP, DEFAULT_MATERIAL, DEFAULT_REPETITIONS);
-        let mut adjudicate = false;
-        let fields = [
-            ("plies", "N"),
-            ("material", "M"),
-            ("repetitions", "R"),
-            ("adjudicate", "none|material"),
-        ];
-        read_fields(text, &fields, |key, value| {
-            match key {
-                "plies" => plies = whole_number(key, value, 1, 10_000)?,
-                "material" => material = whole_number(key, value, 0, 112)?,
-                "repetitions" => repetitions = whole_number(key, value, 1, 100)?,
-                _ => adjudicate = choice(key, value, &[("none", false), ("material", true)])?,
-            }
-            Ok(())
-        })?;
-        Ok(Bulltricker::new(plies, material, repetitions).adjudicating_material(adjudicate))
-    }
-
     fn render(&self, state: &Position) -> String {
         let mut text = String::new();
         // Royal squares `.` or a King, rectangles `-` (along the row) and
@@ -551,7 +513,7 @@ impl Game for Bulltricker {
             text.push('\n');
         }
         let _ = writeln!(text, "position: {}", state.to_notation());
-        let _ = writeln!(text, "ply {} of at most {}", state.plies, self.ply_cap);
+        let _ = writeln!(text, "ply {} of at most {}", state.plies, self.rules.plies);
         match state.status {
             Status::Playing => {
                 let mut actions = Vec::new();
@@ -589,6 +551,93 @@ impl Game for Bulltricker {
             Player::First => "white",
             Player::Second => "black",
         }
+    }
+}
+
+impl Symmetric for Bulltricker {
+    /// The mirror swapping left and right keeps the rules.
+    fn transformed(&self, _symmetry: Symmetry) -> Bulltricker {
+        self.clone()
+    }
+
+    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
+        if symmetry.0 == 0 {
+            return state.clone();
+        }
+        state.mirrored()
+    }
+
+    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
+        if symmetry.0 == 0 {
+            return action;
+        }
+        let m = self.action_move(action);
+        self.move_action(Move {
+            from: board::mirror(m.from),
+            to: board::mirror(m.to),
+        })
+    }
+
+    fn transform_cell(&self, cell: usize, symmetry: Symmetry) -> usize {
+        if symmetry.0 == 0 {
+            cell
+        } else {
+            board::mirror(cell)
+        }
+    }
+}
+
+impl Hints for Bulltricker {
+    /// The decisive moves: the moves that mate the opposing King at once.
+    /// Only a move landing on one of its four rectangles can (the last
+    /// empty one, or one taken by a column capture), and then only when at
+    /// most one of them is empty; each such move is played to see.
+    fn forcing_moves(&self, state: &Position, wins: &mut Vec<Action>) -> Forcing {
+        wins.clear();
+        if state.status != Status::Playing {
+            return Forcing::Free;
+        }
+        let mover = state.side();
+        let wall = king_wall(state.king(mover.opponent()));
+        if (wall & !state.occupied()).count_ones() > 1 {
+            return Forcing::Free;
+        }
+        let mut candidates = Vec::new();
+        moves::for_each_legal(state, |m| {
+            if board::is_rect(m.to) && wall & board::bit(m.to) != 0 {
+                candidates.push(m);
+            }
+            ControlFlow::Continue(())
+        });
+        for m in candidates {
+            let mut next = state.clone();
+            self.apply(&mut next, m);
+            if next.status == Status::Won(mover) {
+                wins.push(self.move_action(m));
+            }
+        }
+        wins.sort_unstable();
+        if wins.is_empty() {
+            Forcing::Free
+        } else {
+            Forcing::Wins
+        }
+    }
+
+    /// `plies` random legal moves of each side from the start, White's
+    /// first, drawn uniformly with `seed`: a middle game whose material is
+    /// often unbalanced (the compulsory captures of random play trade and
+    /// lose pieces), where self-play meets won and lost positions far
+    /// sooner than from the start. The ply count goes on from the walk.
+    /// `None` if the walk ends the game.
+    fn opening_walk(&self, plies: u32, seed: u64) -> Option<Position> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut position = self.initial_state();
+        for _ in 0..2 * plies {
+            let m = *self.legal_moves(&position).choose(&mut rng)?;
+            self.apply(&mut position, m);
+        }
+        (position.status == Status::Playing).then_some(position)
     }
 }
 

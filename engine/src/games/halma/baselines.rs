@@ -108,6 +108,7 @@ impl Evaluation<Halma> for DistanceEvaluation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Notation;
 
     #[test]
     fn greedy_takes_the_longest_advance_jumps_first_and_the_win() {

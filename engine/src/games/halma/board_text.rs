@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::position::{colour_name, side_letter};
 use super::{Halma, Position, Status};
-use crate::game::{Game, Player};
+use crate::game::{Game, Notation, Player};
 
 pub(super) fn render(game: &Halma, position: &Position) -> String {
     let board = game.board();

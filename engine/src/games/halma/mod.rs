@@ -23,6 +23,8 @@ pub mod moves;
 mod position;
 mod walks;
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
@@ -33,7 +35,8 @@ pub use encoding::{PLANE_COUNT, PLANE_NAMES};
 pub use position::{Position, Status, colour_name, side_letter};
 
 use crate::game::{
-    Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
+    Action, ActionLayout, Forcing, Game, GameSpec, Hints, Notation, Outcome, ParseError, Player,
+    Symmetric, Symmetry,
 };
 use crate::parameters::{choice, read_fields, whole_number};
 
@@ -55,15 +58,130 @@ pub fn default_yard_limit(size: usize) -> u16 {
 #[derive(Clone, Debug)]
 pub struct Halma {
     board: Arc<Board>,
-    yard_limit: u16,
+    rules: HalmaRules,
+    spec: GameSpec,
+}
+
+/// The rules' parameters, written `size=N limit=L compare=gt|ge
+/// corner=a1|h1 draw=M` (`h1` is the last file's corner: `j1` on 10 × 10),
+/// then ` adjudicate=race` if the race decides the draw limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HalmaRules {
+    /// Cells per side: 8 or 10.
+    pub size: usize,
+    /// White's yard.
+    pub corner: Corner,
+    /// L: the moves after which a piece left in its own yard loses.
+    pub yard_limit: u16,
     /// The yard rule binds after move L (`>`, the club's text) or from
     /// move L on (`≥`).
-    inclusive: bool,
-    draw_moves: u16,
+    pub inclusive: bool,
+    /// Moves each side makes before a draw.
+    pub draw_moves: u16,
     /// The draw limit goes to the side ahead in the race (smaller sum of
-    /// files plus ranks to its goal corner) instead of drawing.
-    adjudicate_race: bool,
-    spec: GameSpec,
+    /// files plus ranks to its goal corner) instead of drawing (a training
+    /// rule).
+    pub adjudicate_race: bool,
+}
+
+impl HalmaRules {
+    /// The club's rules on a board of `size`.
+    pub fn of_size(size: usize) -> HalmaRules {
+        HalmaRules {
+            size,
+            corner: Corner::A1,
+            yard_limit: default_yard_limit(size),
+            inclusive: false,
+            draw_moves: DEFAULT_DRAW_MOVES,
+            adjudicate_race: false,
+        }
+    }
+}
+
+impl Default for HalmaRules {
+    fn default() -> HalmaRules {
+        HalmaRules::of_size(DEFAULT_SIZE)
+    }
+}
+
+impl fmt::Display for HalmaRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "size={} limit={} compare={} corner={} draw={}",
+            self.size,
+            self.yard_limit,
+            if self.inclusive { "ge" } else { "gt" },
+            match self.corner {
+                Corner::A1 => "a1",
+                Corner::LastFile => "h1",
+            },
+            self.draw_moves,
+        )?;
+        if self.adjudicate_race {
+            f.write_str(" adjudicate=race")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for HalmaRules {
+    type Err = ParseError;
+
+    /// Reads the fields it writes, any of them left out: size 8, the
+    /// size's limit (30 or 50), `gt`, `a1`, 200, `adjudicate=none`.
+    fn from_str(text: &str) -> Result<HalmaRules, ParseError> {
+        let mut rules = HalmaRules::default();
+        let mut limit = None;
+        let fields = [
+            ("size", "8|10"),
+            ("limit", "L"),
+            ("compare", "gt|ge"),
+            ("corner", "a1|h1"),
+            ("draw", "M"),
+            ("adjudicate", "none|race"),
+        ];
+        read_fields(text, &fields, |key, value| {
+            match key {
+                "size" => rules.size = choice(key, value, &[("8", 8), ("10", 10)])?,
+                "limit" => limit = Some(whole_number(key, value, 1, 1000)?),
+                "draw" => rules.draw_moves = whole_number(key, value, 1, 1000)?,
+                "compare" => {
+                    rules.inclusive = choice(key, value, &[("gt", false), ("ge", true)])?;
+                }
+                "corner" => {
+                    rules.corner = choice(
+                        key,
+                        value,
+                        &[
+                            ("a1", Corner::A1),
+                            ("h1", Corner::LastFile),
+                            ("j1", Corner::LastFile),
+                        ],
+                    )?;
+                }
+                _ => {
+                    rules.adjudicate_race = choice(key, value, &[("none", false), ("race", true)])?;
+                }
+            }
+            Ok(())
+        })?;
+        rules.yard_limit = limit.unwrap_or_else(|| default_yard_limit(rules.size));
+        Ok(rules)
+    }
+}
+
+impl From<HalmaRules> for Halma {
+    fn from(rules: HalmaRules) -> Halma {
+        Halma::new(
+            rules.size,
+            rules.corner,
+            rules.yard_limit,
+            rules.inclusive,
+            rules.draw_moves,
+        )
+        .adjudicating_race(rules.adjudicate_race)
+    }
 }
 
 impl Halma {
@@ -74,7 +192,7 @@ impl Halma {
     /// # Panics
     ///
     /// Panics if `size` is not 8 or 10, or a limit is 0
-    /// ([`Halma::with_parameters`] checks them instead).
+    /// (reading [`HalmaRules`] checks them instead).
     pub fn new(
         size: usize,
         corner: Corner,
@@ -99,28 +217,26 @@ impl Halma {
                 symmetry_count: 2,
             },
             board: Arc::new(board),
-            yard_limit,
-            inclusive,
-            draw_moves,
-            adjudicate_race: false,
+            rules: HalmaRules {
+                size,
+                corner,
+                yard_limit,
+                inclusive,
+                draw_moves,
+                adjudicate_race: false,
+            },
         }
     }
 
     /// These rules with the draw limit adjudicated by the race (or not).
     pub fn adjudicating_race(mut self, on: bool) -> Halma {
-        self.adjudicate_race = on;
+        self.rules.adjudicate_race = on;
         self
     }
 
     /// Halma of `size` with the club's rules.
     pub fn of_size(size: usize) -> Halma {
-        Halma::new(
-            size,
-            Corner::A1,
-            default_yard_limit(size),
-            false,
-            DEFAULT_DRAW_MOVES,
-        )
+        HalmaRules::of_size(size).into()
     }
 
     /// The board.
@@ -135,25 +251,25 @@ impl Halma {
 
     /// L: the moves after which a piece left in its own yard loses.
     pub fn yard_limit(&self) -> u16 {
-        self.yard_limit
+        self.rules.yard_limit
     }
 
     /// Moves each side makes before a draw.
     pub fn draw_moves(&self) -> u16 {
-        self.draw_moves
+        self.rules.draw_moves
     }
 
     /// Whether the race decides the draw limit (`adjudicate=race`).
     pub fn adjudicates_race(&self) -> bool {
-        self.adjudicate_race
+        self.rules.adjudicate_race
     }
 
     /// Whether a side's move number `n` (from 1) is past the yard limit.
     pub fn yard_rule_binds(&self, n: u16) -> bool {
-        if self.inclusive {
-            n >= self.yard_limit
+        if self.rules.inclusive {
+            n >= self.rules.yard_limit
         } else {
-            n > self.yard_limit
+            n > self.rules.yard_limit
         }
     }
 
@@ -196,7 +312,7 @@ impl Halma {
             && own & self.board.yard(mover) != 0
         {
             Status::Won(mover.opponent())
-        } else if position.moves.iter().all(|&n| n >= self.draw_moves) {
+        } else if position.moves.iter().all(|&n| n >= self.rules.draw_moves) {
             self.status_at_draw_limit(position)
         } else {
             Status::Playing
@@ -207,7 +323,7 @@ impl Halma {
     /// won by the side whose pieces are nearer their goal corner (drawn if
     /// the races are level).
     fn status_at_draw_limit(&self, position: &Position) -> Status {
-        if !self.adjudicate_race {
+        if !self.rules.adjudicate_race {
             return Status::Drawn;
         }
         let race = |player: Player| self.board.race(player, position.pieces(player));
@@ -250,6 +366,12 @@ impl Default for Halma {
 impl Game for Halma {
     type State = Position;
 
+    type Rules = HalmaRules;
+
+    fn rules(&self) -> &HalmaRules {
+        &self.rules
+    }
+
     fn spec(&self) -> &GameSpec {
         &self.spec
     }
@@ -260,66 +382,6 @@ impl Game for Halma {
 
     fn current_player(&self, state: &Position) -> Player {
         state.side
-    }
-
-    /// Every piece in the opposing yard (both sides done), then `plies`
-    /// random moves of each side played backwards, Black's first: a move is
-    /// its own reverse (steps and jumps alike), so a backward move is a
-    /// random legal move of that side. The walk may bring pieces back into
-    /// their own yard; the position starts the move counts afresh (0 each,
-    /// White to move), so a side meets the yard rule after the yard limit
-    /// as in a game from the start, and a long walk looks like one.
-    fn reverse_start(&self, plies: u32, seed: u64) -> Option<Position> {
-        let board = &*self.board;
-        // Both sides done: every piece in the opposing yard; Black's move
-        // back first.
-        let done = [board.yard(Player::Second), board.yard(Player::First)];
-        let mut rng = SmallRng::seed_from_u64(seed);
-        self.walk(
-            done,
-            [Player::Second, Player::First],
-            [plies; 2],
-            [0.0; 2],
-            &mut rng,
-        )
-    }
-
-    /// Every piece in its own yard, then `plies` moves of each side (at
-    /// most one less than the yard limit), White's first, and every other
-    /// time one more move of White's (Black to move); each side draws
-    /// how purposeful it is, a chance from 0 to 1 that a move of its is
-    /// drawn among those that bring a piece nearer its goal corner (else
-    /// among all). A position a game could reach, with its true move
-    /// counts, in which each side has emptied its yard more or less: the
-    /// yard rule's deadline is as near as in such a game, and which side
-    /// it threatens varies.
-    fn opening_walk(&self, plies: u32, seed: u64) -> Option<Position> {
-        let board = &*self.board;
-        let start = [board.yard(Player::First), board.yard(Player::Second)];
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let limit = self.yard_limit.min(self.draw_moves);
-        let purpose: [f64; 2] = [rng.random(), rng.random()];
-        // Every other walk ends after White's move: Black to move, so that
-        // the side whose deadline comes first is either colour.
-        let extra = u16::from(rng.random_bool(0.5));
-        let last = limit.saturating_sub(1 + extra).max(1);
-        let count = plies.min(u32::from(last)) as u16;
-        let moves = [count + extra, count];
-        let mut position = self.walk(
-            start,
-            [Player::First, Player::Second],
-            moves.map(u32::from),
-            purpose,
-            &mut rng,
-        )?;
-        position.moves = moves;
-        position.ply = 2 * count + extra;
-        position.side = if extra == 1 {
-            Player::Second
-        } else {
-            Player::First
-        };
-        Some(position)
     }
 
     fn ply(&self, state: &Position) -> usize {
@@ -339,71 +401,6 @@ impl Game for Halma {
         }
         if actions.is_empty() {
             actions.push(self.pass_action());
-        }
-    }
-
-    /// The decisive moves: with one piece left outside the opposing yard,
-    /// its moves into that yard win at once. (No blocks: stopping an
-    /// opponent's last piece can take many kinds of move.)
-    fn forcing_moves(&self, state: &Position, moves: &mut Vec<Action>) -> Forcing {
-        moves.clear();
-        if state.status != Status::Playing {
-            return Forcing::Free;
-        }
-        let goal = self.board.yard(state.side.opponent());
-        let outside = state.pieces(state.side) & !goal;
-        if outside.count_ones() == 1 {
-            let from = outside.trailing_zeros() as usize;
-            let wins = moves::targets(&self.board, state.occupied(), from) & goal;
-            moves.extend(cells_of(wins).map(|to| self.move_action(from, to)));
-        }
-        if moves.is_empty() {
-            Forcing::Free
-        } else {
-            Forcing::Wins
-        }
-    }
-
-    /// The yard rule decided in advance. A move takes at most one piece
-    /// out of its own yard, so a side with more pieces there than moves
-    /// left up to its first binding move has lost by that move at the
-    /// latest; it is decided when the other side cannot lose by the yard
-    /// rule before it (an empty yard, or a later binding move). Two cases
-    /// escape it, both needing a side with no legal move or a side forced
-    /// back into its own yard past its limit: a pass delays a side's
-    /// binding move (two in a row draw), and the other side may still lose
-    /// first by re-entering its yard.
-    fn decided(&self, state: &Position) -> Option<Outcome> {
-        if state.status != Status::Playing {
-            return None;
-        }
-        let binding = if self.inclusive {
-            self.yard_limit
-        } else {
-            self.yard_limit + 1
-        };
-        if binding > self.draw_moves {
-            return None;
-        }
-        // Each side with a piece in its own yard: the ply from now of its
-        // binding move (the side to move plays the odd plies), and whether
-        // its yard can no longer be emptied by then.
-        let deadline = |player: Player| {
-            let in_yard = (state.pieces(player) & self.board.yard(player)).count_ones();
-            let made = state.moves[player.index()];
-            (in_yard > 0 && made < binding).then(|| {
-                let left = u32::from(binding - made);
-                (2 * left - u32::from(player == state.side), in_yard > left)
-            })
-        };
-        let loses_first = |doomed: Option<(u32, bool)>, other: Option<(u32, bool)>| matches!(doomed, Some((ply, true)) if other.is_none_or(|(other_ply, _)| ply < other_ply));
-        let (mine, theirs) = (deadline(state.side), deadline(state.side.opponent()));
-        if loses_first(mine, theirs) {
-            Some(Outcome::Loss)
-        } else if loses_first(theirs, mine) {
-            Some(Outcome::Win)
-        } else {
-            None
         }
     }
 
@@ -437,39 +434,9 @@ impl Game for Halma {
     fn encode(&self, state: &Position, planes: &mut [f32]) {
         encoding::encode(self, state, planes);
     }
+}
 
-    /// The reflection keeps each yard: the rules are the same.
-    fn transformed(&self, _symmetry: Symmetry) -> Halma {
-        self.clone()
-    }
-
-    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
-        if symmetry.0 == 0 {
-            return *state;
-        }
-        Position {
-            pieces: state.pieces.map(|cells| self.board.reflect_cells(cells)),
-            ..*state
-        }
-    }
-
-    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
-        match self.move_ends(action) {
-            Some((from, to)) if symmetry.0 != 0 => {
-                self.move_action(self.board.reflect(from), self.board.reflect(to))
-            }
-            _ => action,
-        }
-    }
-
-    fn transform_cell(&self, cell: usize, symmetry: Symmetry) -> usize {
-        if symmetry.0 == 0 {
-            cell
-        } else {
-            self.board.reflect(cell)
-        }
-    }
-
+impl Notation for Halma {
     fn parse_state(&self, text: &str) -> Result<Position, ParseError> {
         self.parse_position(text)
     }
@@ -534,70 +501,6 @@ impl Game for Halma {
         }
     }
 
-    /// `size=N limit=L compare=gt|ge corner=a1|h1 draw=M` (`h1` is the last
-    /// file's corner: `j1` on 10 × 10), then ` adjudicate=race` if the race
-    /// decides the draw limit.
-    fn parameters(&self) -> String {
-        format!(
-            "size={} limit={} compare={} corner={} draw={}{}",
-            self.size(),
-            self.yard_limit,
-            if self.inclusive { "ge" } else { "gt" },
-            match self.board.corner() {
-                Corner::A1 => "a1",
-                Corner::LastFile => "h1",
-            },
-            self.draw_moves,
-            if self.adjudicate_race {
-                " adjudicate=race"
-            } else {
-                ""
-            }
-        )
-    }
-
-    /// Reads the fields of [`Halma::parameters`], any of them left out:
-    /// size 8, the size's limit (30 or 50), `gt`, `a1`, 200, `adjudicate=none`.
-    fn with_parameters(text: &str) -> Result<Halma, ParseError> {
-        let mut size = DEFAULT_SIZE;
-        let mut limit = None;
-        let mut inclusive = false;
-        let mut corner = Corner::A1;
-        let mut draw = DEFAULT_DRAW_MOVES;
-        let mut adjudicate_race = false;
-        let fields = [
-            ("size", "8|10"),
-            ("limit", "L"),
-            ("compare", "gt|ge"),
-            ("corner", "a1|h1"),
-            ("draw", "M"),
-            ("adjudicate", "none|race"),
-        ];
-        read_fields(text, &fields, |key, value| {
-            match key {
-                "size" => size = choice(key, value, &[("8", 8), ("10", 10)])?,
-                "limit" => limit = Some(whole_number(key, value, 1, 1000)?),
-                "draw" => draw = whole_number(key, value, 1, 1000)?,
-                "compare" => inclusive = choice(key, value, &[("gt", false), ("ge", true)])?,
-                "corner" => {
-                    corner = choice(
-                        key,
-                        value,
-                        &[
-                            ("a1", Corner::A1),
-                            ("h1", Corner::LastFile),
-                            ("j1", Corner::LastFile),
-                        ],
-                    )?;
-                }
-                _ => adjudicate_race = choice(key, value, &[("none", false), ("race", true)])?,
-            }
-            Ok(())
-        })?;
-        let limit = limit.unwrap_or_else(|| default_yard_limit(size));
-        Ok(Halma::new(size, corner, limit, inclusive, draw).adjudicating_race(adjudicate_race))
-    }
-
     fn render(&self, state: &Position) -> String {
         board_text::render(self, state)
     }
@@ -606,6 +509,167 @@ impl Game for Halma {
         match player {
             Player::First => "white",
             Player::Second => "black",
+        }
+    }
+}
+
+impl Symmetric for Halma {
+    /// The reflection keeps each yard: the rules are the same.
+    fn transformed(&self, _symmetry: Symmetry) -> Halma {
+        self.clone()
+    }
+
+    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
+        if symmetry.0 == 0 {
+            return *state;
+        }
+        Position {
+            pieces: state.pieces.map(|cells| self.board.reflect_cells(cells)),
+            ..*state
+        }
+    }
+
+    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
+        match self.move_ends(action) {
+            Some((from, to)) if symmetry.0 != 0 => {
+                self.move_action(self.board.reflect(from), self.board.reflect(to))
+            }
+            _ => action,
+        }
+    }
+
+    fn transform_cell(&self, cell: usize, symmetry: Symmetry) -> usize {
+        if symmetry.0 == 0 {
+            cell
+        } else {
+            self.board.reflect(cell)
+        }
+    }
+}
+
+impl Hints for Halma {
+    /// Every piece in the opposing yard (both sides done), then `plies`
+    /// random moves of each side played backwards, Black's first: a move is
+    /// its own reverse (steps and jumps alike), so a backward move is a
+    /// random legal move of that side. The walk may bring pieces back into
+    /// their own yard; the position starts the move counts afresh (0 each,
+    /// White to move), so a side meets the yard rule after the yard limit
+    /// as in a game from the start, and a long walk looks like one.
+    fn reverse_start(&self, plies: u32, seed: u64) -> Option<Position> {
+        let board = &*self.board;
+        // Both sides done: every piece in the opposing yard; Black's move
+        // back first.
+        let done = [board.yard(Player::Second), board.yard(Player::First)];
+        let mut rng = SmallRng::seed_from_u64(seed);
+        self.walk(
+            done,
+            [Player::Second, Player::First],
+            [plies; 2],
+            [0.0; 2],
+            &mut rng,
+        )
+    }
+
+    /// Every piece in its own yard, then `plies` moves of each side (at
+    /// most one less than the yard limit), White's first, and every other
+    /// time one more move of White's (Black to move); each side draws
+    /// how purposeful it is, a chance from 0 to 1 that a move of its is
+    /// drawn among those that bring a piece nearer its goal corner (else
+    /// among all). A position a game could reach, with its true move
+    /// counts, in which each side has emptied its yard more or less: the
+    /// yard rule's deadline is as near as in such a game, and which side
+    /// it threatens varies.
+    fn opening_walk(&self, plies: u32, seed: u64) -> Option<Position> {
+        let board = &*self.board;
+        let start = [board.yard(Player::First), board.yard(Player::Second)];
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let limit = self.rules.yard_limit.min(self.rules.draw_moves);
+        let purpose: [f64; 2] = [rng.random(), rng.random()];
+        // Every other walk ends after White's move: Black to move, so that
+        // the side whose deadline comes first is either colour.
+        let extra = u16::from(rng.random_bool(0.5));
+        let last = limit.saturating_sub(1 + extra).max(1);
+        let count = plies.min(u32::from(last)) as u16;
+        let moves = [count + extra, count];
+        let mut position = self.walk(
+            start,
+            [Player::First, Player::Second],
+            moves.map(u32::from),
+            purpose,
+            &mut rng,
+        )?;
+        position.moves = moves;
+        position.ply = 2 * count + extra;
+        position.side = if extra == 1 {
+            Player::Second
+        } else {
+            Player::First
+        };
+        Some(position)
+    }
+
+    /// The decisive moves: with one piece left outside the opposing yard,
+    /// its moves into that yard win at once. (No blocks: stopping an
+    /// opponent's last piece can take many kinds of move.)
+    fn forcing_moves(&self, state: &Position, moves: &mut Vec<Action>) -> Forcing {
+        moves.clear();
+        if state.status != Status::Playing {
+            return Forcing::Free;
+        }
+        let goal = self.board.yard(state.side.opponent());
+        let outside = state.pieces(state.side) & !goal;
+        if outside.count_ones() == 1 {
+            let from = outside.trailing_zeros() as usize;
+            let wins = moves::targets(&self.board, state.occupied(), from) & goal;
+            moves.extend(cells_of(wins).map(|to| self.move_action(from, to)));
+        }
+        if moves.is_empty() {
+            Forcing::Free
+        } else {
+            Forcing::Wins
+        }
+    }
+
+    /// The yard rule decided in advance. A move takes at most one piece
+    /// out of its own yard, so a side with more pieces there than moves
+    /// left up to its first binding move has lost by that move at the
+    /// latest; it is decided when the other side cannot lose by the yard
+    /// rule before it (an empty yard, or a later binding move). Two cases
+    /// escape it, both needing a side with no legal move or a side forced
+    /// back into its own yard past its limit: a pass delays a side's
+    /// binding move (two in a row draw), and the other side may still lose
+    /// first by re-entering its yard.
+    fn decided(&self, state: &Position) -> Option<Outcome> {
+        if state.status != Status::Playing {
+            return None;
+        }
+        let binding = if self.rules.inclusive {
+            self.rules.yard_limit
+        } else {
+            self.rules.yard_limit + 1
+        };
+        if binding > self.rules.draw_moves {
+            return None;
+        }
+        // Each side with a piece in its own yard: the ply from now of its
+        // binding move (the side to move plays the odd plies), and whether
+        // its yard can no longer be emptied by then.
+        let deadline = |player: Player| {
+            let in_yard = (state.pieces(player) & self.board.yard(player)).count_ones();
+            let made = state.moves[player.index()];
+            (in_yard > 0 && made < binding).then(|| {
+                let left = u32::from(binding - made);
+                (2 * left - u32::from(player == state.side), in_yard > left)
+            })
+        };
+        let loses_first = |doomed: Option<(u32, bool)>, other: Option<(u32, bool)>| matches!(doomed, Some((ply, true)) if other.is_none_or(|(other_ply, _)| ply < other_ply));
+        let (mine, theirs) = (deadline(state.side), deadline(state.side.opponent()));
+        if loses_first(mine, theirs) {
+            Some(Outcome::Loss)
+        } else if loses_first(theirs, mine) {
+            Some(Outcome::Win)
+        } else {
+            None
         }
     }
 }

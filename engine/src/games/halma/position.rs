@@ -213,12 +213,12 @@ impl Halma {
                     colour_name(player)
                 )));
             }
-            if moves[player.index()] > self.draw_moves {
+            if moves[player.index()] > self.rules.draw_moves {
                 return Err(error(format!(
                     "{} has made {} moves, more than the draw limit {}",
                     colour_name(player),
                     moves[player.index()],
-                    self.draw_moves
+                    self.rules.draw_moves
                 )));
             }
         }

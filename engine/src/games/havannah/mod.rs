@@ -18,6 +18,8 @@ mod encoding;
 mod position;
 pub mod rules;
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
 
 pub use bitboard::Bitboard;
@@ -27,7 +29,8 @@ pub use position::{Position, Status, colour_name, side_letter};
 pub use rules::Structures;
 
 use crate::game::{
-    Action, ActionLayout, Forcing, Game, GameSpec, Outcome, ParseError, Player, Symmetry,
+    Action, ActionLayout, Forcing, Game, GameSpec, Hints, Notation, Outcome, ParseError, Player,
+    Symmetric, Symmetry,
 };
 use crate::parameters::{choice, read_fields, whole_number};
 
@@ -40,8 +43,57 @@ pub const ENCODING_VERSION: u32 = 1;
 #[derive(Clone, Debug)]
 pub struct Havannah {
     board: Arc<Board>,
-    swap: bool,
+    rules: HavannahRules,
     spec: GameSpec,
+}
+
+/// The rules' parameters: the board's base and the swap rule, written
+/// `base=<n> swap=<0|1>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HavannahRules {
+    /// Cells per side, in `MIN_BASE..=MAX_BASE`.
+    pub base: usize,
+    /// Whether the second player may take over the first stone.
+    pub swap: bool,
+}
+
+impl Default for HavannahRules {
+    /// Base 8 with the swap rule.
+    fn default() -> HavannahRules {
+        HavannahRules {
+            base: DEFAULT_BASE,
+            swap: true,
+        }
+    }
+}
+
+impl fmt::Display for HavannahRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "base={} swap={}", self.base, u8::from(self.swap))
+    }
+}
+
+impl FromStr for HavannahRules {
+    type Err = ParseError;
+
+    /// Reads `base=<n> swap=<0|1>`; either may be left out.
+    fn from_str(text: &str) -> Result<HavannahRules, ParseError> {
+        let mut rules = HavannahRules::default();
+        read_fields(text, &[("base", "<n>"), ("swap", "0|1")], |key, value| {
+            match key {
+                "base" => rules.base = whole_number(key, value, MIN_BASE, MAX_BASE)?,
+                _ => rules.swap = choice(key, value, &[("0", false), ("1", true)])?,
+            }
+            Ok(())
+        })?;
+        Ok(rules)
+    }
+}
+
+impl From<HavannahRules> for Havannah {
+    fn from(rules: HavannahRules) -> Havannah {
+        Havannah::new(rules.base, rules.swap)
+    }
 }
 
 impl Havannah {
@@ -50,8 +102,8 @@ impl Havannah {
     ///
     /// # Panics
     ///
-    /// Panics if `base` is out of range; [`Havannah::with_parameters`]
-    /// checks it instead.
+    /// Panics if `base` is out of range; reading [`HavannahRules`] checks
+    /// it instead.
     pub fn new(base: usize, swap: bool) -> Havannah {
         let board = Board::new(base);
         let diameter = board.diameter();
@@ -68,7 +120,7 @@ impl Havannah {
                 symmetry_count: SYMMETRY_COUNT,
             },
             board: Arc::new(board),
-            swap,
+            rules: HavannahRules { base, swap },
         }
     }
 
@@ -84,13 +136,13 @@ impl Havannah {
 
     /// Whether the swap rule is on.
     pub fn swap(&self) -> bool {
-        self.swap
+        self.rules.swap
     }
 
     /// Whether the side to move may take over White's first stone now.
     #[inline]
     pub fn swap_available(&self, position: &Position) -> bool {
-        self.swap && position.ply == 1 && position.status == Status::Playing
+        self.rules.swap && position.ply == 1 && position.status == Status::Playing
     }
 
     /// The winning structures that `player`'s stones form (looking at the
@@ -171,7 +223,7 @@ impl Havannah {
                 )));
             }
         };
-        if swapped && !self.swap {
+        if swapped && !self.rules.swap {
             return Err(error(format!(
                 "{white} White and {black} Black stones with {} to move need the swap rule, which is off",
                 colour_name(side)
@@ -203,12 +255,18 @@ impl Havannah {
 impl Default for Havannah {
     /// Base 8 with the swap rule.
     fn default() -> Havannah {
-        Havannah::new(DEFAULT_BASE, true)
+        HavannahRules::default().into()
     }
 }
 
 impl Game for Havannah {
     type State = Position;
+
+    type Rules = HavannahRules;
+
+    fn rules(&self) -> &HavannahRules {
+        &self.rules
+    }
 
     fn spec(&self) -> &GameSpec {
         &self.spec
@@ -265,71 +323,12 @@ impl Game for Havannah {
         }
     }
 
-    /// Wins at once are the empty cells next to the side's stones where a
-    /// stone completes a bridge, fork or ring (a lone stone forms none);
-    /// the opponent's are found the same way.
-    fn forcing_moves(&self, state: &Position, moves: &mut Vec<Action>) -> Forcing {
-        moves.clear();
-        // While the swap is available it also takes a threat away (on the
-        // smallest boards one stone threatens a bridge).
-        if state.status != Status::Playing || self.swap_available(state) {
-            return Forcing::Free;
-        }
-        let side = state.side_to_move();
-        for (player, forcing) in [(side, Forcing::Wins), (side.opponent(), Forcing::Blocks)] {
-            self.winning_cells(state, player, moves);
-            if !moves.is_empty() {
-                return forcing;
-            }
-        }
-        Forcing::Free
-    }
-
-    /// Stones: the cell's owner at the end is the stone on it.
-    fn ownership(&self, state: &Position, player: Player, owners: &mut [f32]) -> bool {
-        owners.fill(0.0);
-        for (side, value) in [(player, 1.0), (player.opponent(), -1.0)] {
-            for bit in state.stones(side).iter() {
-                owners[self.board.action_of_bit(bit)] = value;
-            }
-        }
-        true
-    }
-
     fn encode(&self, state: &Position, planes: &mut [f32]) {
         encoding::encode(self, state, planes);
     }
+}
 
-    /// The hexagon is symmetric and the rules have no board-dependent
-    /// parameters: the game is the same.
-    fn transformed(&self, _symmetry: Symmetry) -> Havannah {
-        self.clone()
-    }
-
-    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
-        let symmetry = usize::from(symmetry.0);
-        Position {
-            stones: state
-                .stones
-                .map(|stones| self.board.symmetric_cells(stones, symmetry)),
-            ..*state
-        }
-    }
-
-    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
-        if action.index() >= self.board.action_count() {
-            return action;
-        }
-        let image = self
-            .board
-            .symmetric_action(action.index(), usize::from(symmetry.0));
-        Action(image as u16)
-    }
-
-    fn inverse_symmetry(&self, symmetry: Symmetry) -> Symmetry {
-        Symmetry(board::inverse_symmetry(usize::from(symmetry.0)) as u8)
-    }
-
+impl Notation for Havannah {
     fn parse_state(&self, text: &str) -> Result<Position, ParseError> {
         self.parse_position(text)
     }
@@ -372,25 +371,6 @@ impl Game for Havannah {
         self.board.cell_name(action.index())
     }
 
-    /// `base=<n> swap=<0|1>`.
-    fn parameters(&self) -> String {
-        format!("base={} swap={}", self.base(), u8::from(self.swap))
-    }
-
-    /// Reads `base=<n> swap=<0|1>`; either may be left out (base 8, swap
-    /// on).
-    fn with_parameters(text: &str) -> Result<Havannah, ParseError> {
-        let (mut base, mut swap) = (DEFAULT_BASE, true);
-        read_fields(text, &[("base", "<n>"), ("swap", "0|1")], |key, value| {
-            match key {
-                "base" => base = whole_number(key, value, MIN_BASE, MAX_BASE)?,
-                _ => swap = choice(key, value, &[("0", false), ("1", true)])?,
-            }
-            Ok(())
-        })?;
-        Ok(Havannah::new(base, swap))
-    }
-
     fn render(&self, state: &Position) -> String {
         board_text::render(self, state)
     }
@@ -400,5 +380,70 @@ impl Game for Havannah {
             Player::First => "white",
             Player::Second => "black",
         }
+    }
+}
+
+impl Symmetric for Havannah {
+    /// The hexagon is symmetric and the rules have no board-dependent
+    /// parameters: the game is the same.
+    fn transformed(&self, _symmetry: Symmetry) -> Havannah {
+        self.clone()
+    }
+
+    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
+        let symmetry = usize::from(symmetry.0);
+        Position {
+            stones: state
+                .stones
+                .map(|stones| self.board.symmetric_cells(stones, symmetry)),
+            ..*state
+        }
+    }
+
+    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
+        if action.index() >= self.board.action_count() {
+            return action;
+        }
+        let image = self
+            .board
+            .symmetric_action(action.index(), usize::from(symmetry.0));
+        Action(image as u16)
+    }
+
+    fn inverse_symmetry(&self, symmetry: Symmetry) -> Symmetry {
+        Symmetry(board::inverse_symmetry(usize::from(symmetry.0)) as u8)
+    }
+}
+
+impl Hints for Havannah {
+    /// Wins at once are the empty cells next to the side's stones where a
+    /// stone completes a bridge, fork or ring (a lone stone forms none);
+    /// the opponent's are found the same way.
+    fn forcing_moves(&self, state: &Position, moves: &mut Vec<Action>) -> Forcing {
+        moves.clear();
+        // While the swap is available it also takes a threat away (on the
+        // smallest boards one stone threatens a bridge).
+        if state.status != Status::Playing || self.swap_available(state) {
+            return Forcing::Free;
+        }
+        let side = state.side_to_move();
+        for (player, forcing) in [(side, Forcing::Wins), (side.opponent(), Forcing::Blocks)] {
+            self.winning_cells(state, player, moves);
+            if !moves.is_empty() {
+                return forcing;
+            }
+        }
+        Forcing::Free
+    }
+
+    /// Stones: the cell's owner at the end is the stone on it.
+    fn ownership(&self, state: &Position, player: Player, owners: &mut [f32]) -> bool {
+        owners.fill(0.0);
+        for (side, value) in [(player, 1.0), (player.opponent(), -1.0)] {
+            for bit in state.stones(side).iter() {
+                owners[self.board.action_of_bit(bit)] = value;
+            }
+        }
+        true
     }
 }

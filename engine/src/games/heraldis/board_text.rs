@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::board::{self, SIZE, bit, cell_at};
 use super::{Heraldis, Position, Site, side_letter};
-use crate::game::{Game, Outcome, Player};
+use crate::game::{Game, Notation, Outcome, Player};
 
 /// Renders `position` on `game`'s layout, rank 5 on top. Each cell shows its
 /// symbols, then `L` (Light), `D` (Dark) or `.` (empty); `*` marks the Truce

@@ -145,6 +145,7 @@ fn fill_cells(plane: &mut [f32], cells: Bitboard) {
 mod tests {
     use super::*;
     use crate::Game;
+    use crate::game::Notation;
 
     fn planes(text: &str) -> Vec<f32> {
         let game = Heraldis::default();

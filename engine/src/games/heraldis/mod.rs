@@ -16,7 +16,14 @@ pub use encoding::{PLANE_COUNT, PLANE_NAMES};
 pub use layout::{DEFAULT_LAYOUT, Layout, Site, Symbol};
 pub use position::{PIECES_PER_PLAYER, Position, side_letter};
 
-use crate::game::{Action, ActionLayout, Game, GameSpec, Outcome, ParseError, Player, Symmetry};
+use std::fmt;
+use std::str::FromStr;
+
+use crate::game::{
+    Action, ActionLayout, Game, GameSpec, Hints, Notation, Outcome, ParseError, Player, Symmetric,
+    Symmetry,
+};
+use crate::parameters::{read_fields, whole_number};
 
 /// The action that passes (only legal with an empty reserve).
 pub const PASS: Action = Action(CELLS as u16);
@@ -31,8 +38,7 @@ pub const ENCODING_VERSION: u32 = 2;
 /// The rules of Heraldis on one layout, with precomputed tables.
 #[derive(Clone, Debug)]
 pub struct Heraldis {
-    layout: Layout,
-    ply_limit: u16,
+    rules: HeraldisRules,
     spec: GameSpec,
     /// Houses of each symbol, by [`Symbol::index`].
     houses_of: [Bitboard; 5],
@@ -41,6 +47,95 @@ pub struct Heraldis {
     /// For each set of owned House symbols (bit `s` = symbol `s`), the
     /// Alliance cells whose two symbols are both owned.
     capturable: [Bitboard; 32],
+}
+
+/// The rules' parameters: the layout and the ply limit, written
+/// `layout=<layout> limit=<plies>`, where the layout is `default`,
+/// `random:SEED` or its 25 cells rank 5 first, cells separated by `,` and
+/// ranks by `/` (`layout=A,S,OS,CS,AC/LS,LA,O,C,OA/…`).
+///
+/// Earlier spellings still read: a layout alone in the rules' notation
+/// (`default`, `random:SEED`, or its 25 tokens separated by spaces), then
+/// optionally `| <ply limit>`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct HeraldisRules {
+    /// The board: which cells are Houses and which Alliances.
+    pub layout: Layout,
+    /// The game is drawn once this many plies have been played (at least
+    /// 1).
+    pub ply_limit: u16,
+}
+
+impl Default for HeraldisRules {
+    fn default() -> HeraldisRules {
+        HeraldisRules {
+            layout: Layout::default_layout(),
+            ply_limit: DEFAULT_PLY_LIMIT,
+        }
+    }
+}
+
+impl fmt::Display for HeraldisRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("layout=")?;
+        if self.layout == Layout::default_layout() {
+            f.write_str("default")?;
+        } else {
+            let ranks: Vec<String> = self
+                .layout
+                .to_string()
+                .split(" / ")
+                .map(|rank| rank.replace(' ', ","))
+                .collect();
+            f.write_str(&ranks.join("/"))?;
+        }
+        write!(f, " limit={}", self.ply_limit)
+    }
+}
+
+impl FromStr for HeraldisRules {
+    type Err = ParseError;
+
+    fn from_str(text: &str) -> Result<HeraldisRules, ParseError> {
+        let mut rules = HeraldisRules::default();
+        if text.contains('=') || text.trim().is_empty() {
+            let fields = [
+                (
+                    "layout",
+                    "default|random:SEED|<25 cells, ','/'/'-separated>",
+                ),
+                ("limit", "N"),
+            ];
+            read_fields(text, &fields, |key, value| {
+                match key {
+                    "layout" => {
+                        rules.layout = Layout::from_spec(&value.replace(',', " "))
+                            .map_err(|error| format!("layout: {}", error.reason))?;
+                    }
+                    _ => rules.ply_limit = whole_number(key, value, 1, u16::MAX)?,
+                }
+                Ok(())
+            })?;
+            return Ok(rules);
+        }
+        // The earlier spelling: `<layout>`, then optionally `| <ply limit>`.
+        let layout = match text.rsplit_once('|') {
+            Some((layout, limit)) => {
+                rules.ply_limit = whole_number("the ply limit", limit.trim(), 1, u16::MAX)
+                    .map_err(|reason| ParseError::new("game parameters", text, reason))?;
+                layout
+            }
+            None => text,
+        };
+        rules.layout = Layout::from_spec(layout)?;
+        Ok(rules)
+    }
+}
+
+impl From<HeraldisRules> for Heraldis {
+    fn from(rules: HeraldisRules) -> Heraldis {
+        Heraldis::with_ply_limit(rules.layout, rules.ply_limit)
+    }
 }
 
 impl Heraldis {
@@ -66,8 +161,7 @@ impl Heraldis {
         }
         Heraldis {
             alliances: layout.alliances(),
-            layout,
-            ply_limit,
+            rules: HeraldisRules { layout, ply_limit },
             spec: GameSpec {
                 name: "heraldis",
                 action_count: ACTION_COUNT,
@@ -86,12 +180,12 @@ impl Heraldis {
 
     /// The layout played on.
     pub fn layout(&self) -> &Layout {
-        &self.layout
+        &self.rules.layout
     }
 
     /// The game is drawn once this many plies have been played.
     pub fn ply_limit(&self) -> u16 {
-        self.ply_limit
+        self.rules.ply_limit
     }
 
     /// The set of House symbols on which `pieces` stand, bit `s` for
@@ -144,7 +238,7 @@ impl Heraldis {
         let last_mover = position.side_to_move().opponent();
         if has_four_in_row(position.pieces(last_mover)) {
             Some(Outcome::Loss)
-        } else if position.occupied() == FULL || position.ply >= self.ply_limit {
+        } else if position.occupied() == FULL || position.ply >= self.rules.ply_limit {
             Some(Outcome::Draw)
         } else {
             None
@@ -165,7 +259,7 @@ impl Heraldis {
         if moves == 0 {
             return 0;
         }
-        if moves == 1 << PASS.0 || position.ply == 0 || position.ply + 1 >= self.ply_limit {
+        if moves == 1 << PASS.0 || position.ply == 0 || position.ply + 1 >= self.rules.ply_limit {
             // A pass, the First Oath, or replies into the ply limit: count
             // each child directly.
             let mut total = 0;
@@ -232,10 +326,10 @@ impl Heraldis {
 
     fn validate(&self, position: &Position) -> Result<(), String> {
         let ply = position.ply;
-        if ply > self.ply_limit {
+        if ply > self.rules.ply_limit {
             return Err(format!(
                 "ply {ply} is beyond the limit of {} plies",
-                self.ply_limit
+                self.rules.ply_limit
             ));
         }
         for player in [Player::First, Player::Second] {
@@ -286,6 +380,12 @@ impl Default for Heraldis {
 impl Game for Heraldis {
     type State = Position;
 
+    type Rules = HeraldisRules;
+
+    fn rules(&self) -> &HeraldisRules {
+        &self.rules
+    }
+
     fn spec(&self) -> &GameSpec {
         &self.spec
     }
@@ -324,57 +424,34 @@ impl Game for Heraldis {
         self.outcome_of(state)
     }
 
-    /// The pieces on the board at the end (a cell's plane offset is its
-    /// index).
-    fn ownership(&self, state: &Position, player: Player, owners: &mut [f32]) -> bool {
-        owners.fill(0.0);
-        for (side, value) in [(player, 1.0), (player.opponent(), -1.0)] {
-            let mut pieces = state.pieces(side);
-            while pieces != 0 {
-                owners[pieces.trailing_zeros() as usize] = value;
-                pieces &= pieces - 1;
-            }
-        }
-        true
-    }
-
     fn encode(&self, state: &Position, planes: &mut [f32]) {
         encoding::encode(self, state, planes);
     }
 
-    fn transformed(&self, symmetry: Symmetry) -> Heraldis {
-        Heraldis::with_ply_limit(
-            self.layout.transformed(usize::from(symmetry.0)),
-            self.ply_limit,
-        )
-    }
-
-    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
-        let symmetry = usize::from(symmetry.0);
-        Position {
-            pieces: state.pieces.map(|p| board::transform_bitboard(p, symmetry)),
-            ply: state.ply,
-            truce: match state.truce() {
-                Some(cell) => board::CELL_MAPS[symmetry][cell],
-                None => position::NO_TRUCE,
-            },
+    /// Counts the move sequences of length `depth` (bulk-counting the last
+    /// ply from the legal-move mask).
+    fn perft(&self, position: &Position, depth: u32) -> u64 {
+        match depth {
+            0 => 1,
+            1 => u64::from(self.legal_mask(position).count_ones()),
+            2 => self.perft_two(position),
+            _ => {
+                let mut moves = self.legal_mask(position);
+                let mut total = 0;
+                while moves != 0 {
+                    let action = moves.trailing_zeros() as u16;
+                    moves &= moves - 1;
+                    let mut next = *position;
+                    self.apply(&mut next, Action(action));
+                    total += self.perft(&next, depth - 1);
+                }
+                total
+            }
         }
     }
+}
 
-    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
-        if action.index() < CELLS {
-            Action(u16::from(
-                board::CELL_MAPS[usize::from(symmetry.0)][action.index()],
-            ))
-        } else {
-            action
-        }
-    }
-
-    fn inverse_symmetry(&self, symmetry: Symmetry) -> Symmetry {
-        Symmetry(board::inverse_symmetry(usize::from(symmetry.0)) as u8)
-    }
-
+impl Notation for Heraldis {
     fn parse_state(&self, text: &str) -> Result<Position, ParseError> {
         self.parse_position(text)
     }
@@ -421,32 +498,6 @@ impl Game for Heraldis {
         }
     }
 
-    /// `<layout> | <ply limit>`.
-    fn parameters(&self) -> String {
-        format!("{} | {}", self.layout, self.ply_limit)
-    }
-
-    fn with_parameters(text: &str) -> Result<Heraldis, ParseError> {
-        let (layout, limit) = text.rsplit_once('|').ok_or_else(|| {
-            ParseError::new("game parameters", text, "expected '<layout> | <ply limit>'")
-        })?;
-        let limit: u16 = limit.trim().parse().map_err(|_| {
-            ParseError::new(
-                "game parameters",
-                text,
-                "the ply limit must be a whole number",
-            )
-        })?;
-        if limit == 0 {
-            return Err(ParseError::new(
-                "game parameters",
-                text,
-                "the ply limit must be positive",
-            ));
-        }
-        Ok(Heraldis::with_ply_limit(Layout::from_spec(layout)?, limit))
-    }
-
     fn render(&self, state: &Position) -> String {
         board_text::render(self, state)
     }
@@ -457,26 +508,55 @@ impl Game for Heraldis {
             Player::Second => "dark",
         }
     }
+}
 
-    /// Counts the move sequences of length `depth` (bulk-counting the last
-    /// ply from the legal-move mask).
-    fn perft(&self, position: &Position, depth: u32) -> u64 {
-        match depth {
-            0 => 1,
-            1 => u64::from(self.legal_mask(position).count_ones()),
-            2 => self.perft_two(position),
-            _ => {
-                let mut moves = self.legal_mask(position);
-                let mut total = 0;
-                while moves != 0 {
-                    let action = moves.trailing_zeros() as u16;
-                    moves &= moves - 1;
-                    let mut next = *position;
-                    self.apply(&mut next, Action(action));
-                    total += self.perft(&next, depth - 1);
-                }
-                total
+impl Symmetric for Heraldis {
+    fn transformed(&self, symmetry: Symmetry) -> Heraldis {
+        Heraldis::with_ply_limit(
+            self.rules.layout.transformed(usize::from(symmetry.0)),
+            self.rules.ply_limit,
+        )
+    }
+
+    fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
+        let symmetry = usize::from(symmetry.0);
+        Position {
+            pieces: state.pieces.map(|p| board::transform_bitboard(p, symmetry)),
+            ply: state.ply,
+            truce: match state.truce() {
+                Some(cell) => board::CELL_MAPS[symmetry][cell],
+                None => position::NO_TRUCE,
+            },
+        }
+    }
+
+    fn transform_action(&self, action: Action, symmetry: Symmetry) -> Action {
+        if action.index() < CELLS {
+            Action(u16::from(
+                board::CELL_MAPS[usize::from(symmetry.0)][action.index()],
+            ))
+        } else {
+            action
+        }
+    }
+
+    fn inverse_symmetry(&self, symmetry: Symmetry) -> Symmetry {
+        Symmetry(board::inverse_symmetry(usize::from(symmetry.0)) as u8)
+    }
+}
+
+impl Hints for Heraldis {
+    /// The pieces on the board at the end (a cell's plane offset is its
+    /// index).
+    fn ownership(&self, state: &Position, player: Player, owners: &mut [f32]) -> bool {
+        owners.fill(0.0);
+        for (side, value) in [(player, 1.0), (player.opponent(), -1.0)] {
+            let mut pieces = state.pieces(side);
+            while pieces != 0 {
+                owners[pieces.trailing_zeros() as usize] = value;
+                pieces &= pieces - 1;
             }
         }
+        true
     }
 }

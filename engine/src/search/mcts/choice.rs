@@ -2,8 +2,9 @@
 //! playouts), the principal variation and the move played.
 
 use super::*;
+use crate::game::Hints;
 
-impl<G: Game> Search<G> {
+impl<G: Hints> Search<G> {
     /// Policy target pruning: each root move's visits less the forced ones
     /// that PUCT would not have given it. `children` are the root's moves
     /// in edge order.

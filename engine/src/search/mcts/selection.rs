@@ -3,8 +3,9 @@
 //! preparation (noise, the moves the rules force).
 
 use super::*;
+use crate::game::Hints;
 
-impl<G: Game> Search<G> {
+impl<G: Hints> Search<G> {
     pub(super) fn descend(&mut self) -> Descent {
         self.path.clear();
         let mut node = self.tree.root;
