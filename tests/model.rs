@@ -117,18 +117,33 @@ fn export_writes_onnx_and_its_description() {
     // header.
     let header = u64::from_le_bytes(tensors[..8].try_into().expect("8 bytes")) as usize;
     assert!(String::from_utf8_lossy(&tensors[8..8 + header]).contains("stem.weight"));
+    // The game's module holds its rules and imports the game-neutral Grand
+    // Maître, which imports the search.
     let module = std::fs::read_to_string(out.join("heraldis.js")).expect("module");
-    assert!(module.contains("export class GrandMaitre"));
-    assert!(module.contains("from './search.js'"));
+    assert!(module.contains("export class Heraldis"));
+    assert!(module.contains("from './grandmaitre.js'"));
+    let neutral = std::fs::read_to_string(out.join("grandmaitre.js")).expect("neutral module");
+    assert!(neutral.contains("export class GrandMaitre"));
+    assert!(neutral.contains("from './search.js'"));
     let search = std::fs::read_to_string(out.join("search.js")).expect("search module");
     assert!(search.contains("export class Search"));
+    assert_eq!(description["files"]["grandmaitre"], "grandmaitre.js");
     assert_eq!(description["files"]["search"], "search.js");
-    // Search vectors: the ten levels, and searches whose root visits went
-    // one to the root's own evaluation and the rest to its moves (unless
-    // the search proved the root and stopped early).
+    // The search's settings are the engine's: the modules read them here.
+    let settings = &description["search"];
+    let engine = grandmaitre_engine::search::SearchConfig::default();
+    assert_eq!(settings["c_puct"].as_f64(), Some(f64::from(engine.c_puct)));
+    assert_eq!(settings["c_puct_base"].as_f64(), Some(f64::from(engine.c_puct_base)));
+    assert_eq!(settings["fpu_reduction"].as_f64(), Some(f64::from(engine.fpu_reduction)));
+    assert_eq!(settings["leaves_per_batch"], engine.leaves_per_batch);
+    assert_eq!(settings["levels"].as_array().map(Vec::len), Some(10));
+    assert_eq!(settings["levels"][9]["simulations"], 3200);
+    assert_eq!(settings["advice_level"], grandmaitre_engine::levels::ADVICE_LEVEL);
+    assert_eq!(settings["bar_simulations"], grandmaitre_model::bar::BAR_SIMULATIONS);
+    // Search vectors: searches whose root visits went one to the root's
+    // own evaluation and the rest to its moves (unless the search proved
+    // the root and stopped early).
     let searches = &description["search_vectors"];
-    assert_eq!(searches["levels"].as_array().map(Vec::len), Some(10));
-    assert_eq!(searches["levels"][9]["simulations"], 3200);
     for kind in ["network", "uniform"] {
         let list = searches[kind].as_array().expect("searches");
         assert!(list.len() >= 6, "{kind}");

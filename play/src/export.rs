@@ -3,8 +3,10 @@
 //! rules, encoding plane by plane, action indexing, calibration,
 //! provenance, test vectors of the network and of the search) and, for a
 //! game whose app has one, the JavaScript modules that encode positions,
-//! run the model and search as the engine does (`web/heraldis.js` and
-//! `web/search.js` for Heraldis).
+//! run the model and search as the engine does (`web/heraldis.js`, and the
+//! game-neutral `web/grandmaitre.js` and `web/search.js`). `model.json`'s
+//! `search` gives the engine's search settings, levels and bar, which the
+//! modules read instead of keeping copies.
 
 use std::fs;
 use std::path::Path;
@@ -14,7 +16,7 @@ use anyhow::{Context, Result};
 use burn::tensor::Device;
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::game::rule_symmetries;
-use grandmaitre_engine::levels::LEVELS;
+use grandmaitre_engine::levels::{ADVICE_LEVEL, LEVELS};
 use grandmaitre_engine::search::{
     EvaluationRequest, Evaluations, Evaluator, MoveChoice, MovesLeftConfig, Search, SearchConfig,
     SearchResult, UniformEvaluator,
@@ -116,8 +118,10 @@ pub fn export<G: Registered>(game: &G, checkpoint: &Checkpoint, out: &Path) -> R
             "onnx": "model.onnx",
             "safetensors": "weights.safetensors",
             "module": notes.modules.first().map(|(name, _)| name),
-            "search": notes.modules.get(1).map(|(name, _)| name),
+            "grandmaitre": notes.modules.get(1).map(|(name, _)| name),
+            "search": notes.modules.get(2).map(|(name, _)| name),
         },
+        "search": search_settings(),
         "test_vectors": vectors,
         "search_vectors": searches,
     });
@@ -311,12 +315,6 @@ fn search_vectors<G: Registered>(
             fpu = SearchConfig::default().fpu_reduction,
             leaves = SearchConfig::default().leaves_per_batch,
         ),
-        "levels": LEVELS.iter().map(|l| json!({
-            "number": l.number,
-            "simulations": l.simulations,
-            "temperature": l.temperature,
-            "noise": l.noise,
-        })).collect::<Vec<_>>(),
         "network": network,
         "uniform": uniform,
         "recorded": {
@@ -326,6 +324,29 @@ fn search_vectors<G: Registered>(
         },
         "bar": bars,
         "book": booked,
+    })
+}
+
+/// The engine's search settings as the levels, the advice and the bar run
+/// them: what a runtime's search reads (`web/search.js`), never copies.
+fn search_settings() -> serde_json::Value {
+    let config = SearchConfig::default();
+    json!({
+        "meaning": "PUCT's constants (c_puct, c_puct_base, fpu_reduction), the leaves gathered per network batch, the Monte-Carlo solver and tree reuse, as every level, the advice and the bar search; levels: simulations, the move choice's temperature on visit counts (0: the move of best lower confidence bound) and the probability of a uniformly random legal move; advice_level: the level of the advice; bar_simulations: the bar's search",
+        "c_puct": config.c_puct,
+        "c_puct_base": config.c_puct_base,
+        "fpu_reduction": config.fpu_reduction,
+        "leaves_per_batch": config.leaves_per_batch,
+        "solver": config.solver,
+        "reuse_tree": config.reuse_tree,
+        "levels": LEVELS.iter().map(|l| json!({
+            "number": l.number,
+            "simulations": l.simulations,
+            "temperature": l.temperature,
+            "noise": l.noise,
+        })).collect::<Vec<_>>(),
+        "advice_level": ADVICE_LEVEL,
+        "bar_simulations": BAR_SIMULATIONS,
     })
 }
 

@@ -47,8 +47,9 @@ pub struct ExportNotes {
     /// How actions are numbered.
     pub actions: String,
     /// The JavaScript modules of the game's app (file name, contents), if
-    /// it has one: first the game's (it encodes positions, runs the model
-    /// and imports the others), then the engine's search.
+    /// it has one: first the game's (its rules and encoding; it imports the
+    /// others), then the game-neutral Grand Maître (the model, the bar, the
+    /// book, the levels), then the engine's search.
     pub modules: &'static [(&'static str, &'static str)],
 }
 
@@ -136,6 +137,7 @@ impl Registered for Heraldis {
             actions: "0..24 are the cells (5 × (rank − 1) + file: a1 = 0, …, e5 = 24), placing or capturing there; 25 is pass".to_string(),
             modules: &[
                 ("heraldis.js", include_str!("../../web/heraldis.js")),
+                ("grandmaitre.js", include_str!("../../web/grandmaitre.js")),
                 ("search.js", include_str!("../../web/search.js")),
             ],
         }

@@ -21,10 +21,8 @@
 
 import * as ort from './ort.wasm.min.mjs';
 import {
-  ADVICE_LEVEL,
   DARK,
   GrandMaitre,
-  LEVELS,
   LIGHT,
   PASS,
   Position,
@@ -154,7 +152,7 @@ function grandMaitreToMove() {
 }
 
 function buildLevels() {
-  for (const level of LEVELS) {
+  for (const level of state.grandMaitre.levels) {
     const option = document.createElement('option');
     option.value = String(level.number);
     option.textContent = `${level.number} — ${LEVEL_NAMES[level.number - 1]}`;
@@ -484,7 +482,7 @@ async function advise() {
   const position = state.position;
   page.adviceButton.disabled = true;
   page.advice.textContent = 'Le Grand Maître cherche un conseil…';
-  const advice = await state.grandMaitre.advise(position, { level: ADVICE_LEVEL });
+  const advice = await state.grandMaitre.advise(position);
   if (epoch !== state.epoch) {
     return;
   }
@@ -536,7 +534,7 @@ function applyQuery(params) {
   const level = params.get('level');
   if (level !== null) {
     const number = Number(level);
-    if (!LEVELS.some((l) => l.number === number) || !/^\d+$/.test(level)) {
+    if (!state.grandMaitre.levels.some((l) => l.number === number) || !/^\d+$/.test(level)) {
       throw new Error(`invalid level '${level}': expected 1 to 10`);
     }
     page.level.value = String(number);
@@ -597,9 +595,7 @@ function onKey(event) {
 }
 
 async function main() {
-  buildLevels();
   const params = new URLSearchParams(window.location.search);
-  applyQuery(params);
   ort.env.wasm.numThreads = 1;
   const fetched = (name, read) =>
     fetch(name).then((response) => {
@@ -617,6 +613,9 @@ async function main() {
   const bookFile = description.files?.book;
   const book = bookFile ? await fetched(bookFile, (r) => r.text()) : undefined;
   state.grandMaitre = await GrandMaitre.load(ort, { model, description, book }, { executionProviders: ['wasm'] });
+  // The levels are the export's (model.json), as the engine plays them.
+  buildLevels();
+  applyQuery(params);
   state.game = state.grandMaitre.game;
   const start = params.get('position');
   state.start = start ? state.game.parsePosition(start) : Position.start();

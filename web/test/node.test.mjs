@@ -14,11 +14,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 
+import { applyCurves, curveAt, scaleByTemperature } from '../grandmaitre.js';
 import {
   ACTION_COUNT,
-  ADVICE_LEVEL,
   CELLS,
-  LEVELS,
   DEFAULT_LAYOUT,
   ENCODING_VERSION,
   GrandMaitre,
@@ -26,13 +25,9 @@ import {
   Layout,
   PLANE_COUNT,
   Position,
-  applyCurves,
   completingCells,
-  curveAt,
   hasFourInRow,
-  level,
   parseCell,
-  scaleByTemperature,
 } from '../heraldis.js';
 
 const webDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -443,16 +438,23 @@ describe('the search against the engine', () => {
     });
   });
 
-  test('the levels are the engine levels', () => {
-    assert.equal(LEVELS.length, 10);
-    for (const [index, expected] of vectors.levels.entries()) {
-      const ours = LEVELS[index];
+  test('the levels are those model.json gives, and a description without them is refused', async () => {
+    const given = description.search.levels;
+    assert.equal(grandMaitre.levels.length, given.length);
+    for (const [index, expected] of given.entries()) {
+      const ours = grandMaitre.levels[index];
       assert.equal(ours.number, expected.number);
       assert.equal(ours.simulations, expected.simulations);
       assert.equal(ours.temperature, Math.fround(expected.temperature));
       assert.equal(ours.noise, expected.noise);
     }
-    assert.equal(level(ADVICE_LEVEL).simulations, vectors.levels.at(-1).simulations);
+    assert.equal(grandMaitre.level(description.search.advice_level).simulations, given.at(-1).simulations);
+    assert.throws(() => grandMaitre.level(11), /level must be between 1 and 10, found 11/);
+    const model = readFileSync(path.join(exportDir, 'model.onnx'));
+    const { search: _, ...without } = description;
+    await assert.rejects(GrandMaitre.load(ort, { model, description: without }), /invalid model description: search\.is missing/);
+    const edited = { ...description, search: { ...description.search, c_puct: -1 } };
+    await assert.rejects(GrandMaitre.load(ort, { model, description: edited }), /search\.c_puct must be a number in range/);
   });
 
   test('with the uniform evaluator: the engine visits exactly', async () => {
@@ -601,14 +603,14 @@ describe('the search against the engine', () => {
     // is the advice: see below).
     const start = vectors.book?.find((v) => v.book_move === null)?.position ?? Position.start();
     const advice = await grandMaitre.advise(start);
-    const search = await grandMaitre.search(start, { simulations: level(ADVICE_LEVEL).simulations });
+    const search = await grandMaitre.search(start, { simulations: grandMaitre.level(description.search.advice_level).simulations });
     assert.equal(advice.fromBook, false);
     assert.equal(advice.move, search.move);
     assert.deepEqual(
       advice.children.map((c) => [c.move, c.visits]),
       search.children.map((c) => [c.move, c.visits]),
     );
-    assert.equal(advice.visits, level(ADVICE_LEVEL).simulations);
+    assert.equal(advice.visits, grandMaitre.level(description.search.advice_level).simulations);
     assert.equal(advice.principalVariation[0], advice.children[0].move);
   });
 

@@ -1,6 +1,7 @@
-// Heraldis for the web app: the rules, the network input, and the Grand
-// Maître's bar, advice and levels, computed exactly as the Rust engine does
-// (engine/src/games/heraldis, the search in search.js beside this file).
+// Heraldis for the web app: its rules and the network's input, exactly as
+// the Rust engine has them (engine/src/games/heraldis); the Grand Maître
+// that plays it (the bar, the advice, the levels) is game-neutral, in
+// grandmaitre.js beside this file, with the search in search.js.
 // ES modules with no dependencies: they run as they are in Node 20 and in
 // browsers; the network runs on onnxruntime (onnxruntime-web in the app,
 // onnxruntime-node in the tests), passed in by the caller.
@@ -10,9 +11,7 @@
 // where the cell holds an opponent piece), 25 `pass`. Sets of cells are
 // 25-bit integers, bit `c` for cell `c`.
 
-import { ADVICE_LEVEL, BAR_SIMULATIONS, LEVELS, LOSS, Player, Search, WIN, level, orient, softmax3 } from './search.js';
-
-export { ADVICE_LEVEL, BAR_SIMULATIONS, LEVELS, level };
+import { GrandMaitre as Engine, shown } from './grandmaitre.js';
 
 /** Board width and height. */
 export const SIZE = 5;
@@ -48,42 +47,6 @@ const WRITING_RANK = [0, 2, 1, 3, 4];
 
 // ---------------------------------------------------------------------------
 // Errors and small helpers
-
-/** Shows user input on one line, shortened if long. */
-function shown(text) {
-  let line = textOf(text).replace(/[\r\n\t\v\f\u0085\u2028\u2029]+/g, ' ');
-  if (line.length > 120) {
-    line = `${line.slice(0, 117)}...`;
-  }
-  return line;
-}
-
-/**
- * Any value as text, even one that `String` refuses (an object from JSON
- * whose `toString` member is not a function).
- */
-function textOf(value) {
-  if (typeof value === 'string') {
-    return value;
-  }
-  try {
-    return String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-/**
- * A number from a description's value: numbers, and text that spells one;
- * NaN for anything else (an object is never converted: its `valueOf` may be
- * anything).
- */
-function numberOf(value) {
-  if (typeof value === 'number') {
-    return value;
-  }
-  return typeof value === 'string' ? Number(value) : Number.NaN;
-}
 
 /** The error for bad input: `invalid <what> '<input>': <reason>`, one line. */
 function invalid(what, input, reason) {
@@ -473,6 +436,9 @@ function parseRanks(text, fail) {
 // ---------------------------------------------------------------------------
 // The rules (mod.rs)
 
+/** The players' names, as results and the bar key them. */
+const PLAYERS = Object.freeze(['light', 'dark']);
+
 /** Results, as the bar shows them. */
 const LIGHT_WINS = Object.freeze({ light: 1, draw: 0, dark: 0 });
 const DRAWN = Object.freeze({ light: 0, draw: 1, dark: 0 });
@@ -501,6 +467,48 @@ export class Heraldis {
         }
       }
     }
+  }
+
+  /** The players' names, Light then Dark: the keys of a result and the bar. */
+  get players() {
+    return PLAYERS;
+  }
+
+  /** The network's input: planes, height, width. */
+  get inputShape() {
+    return [PLANE_COUNT, SIZE, SIZE];
+  }
+
+  /** The network's actions: the cells and pass. */
+  get actionCount() {
+    return ACTION_COUNT;
+  }
+
+  /** The cells a symmetry's cell map moves. */
+  get cellCount() {
+    return CELLS;
+  }
+
+  /** Whether `value` is a position (else it is read as notation). */
+  isPosition(value) {
+    return value instanceof Position;
+  }
+
+  /** Whether two positions are the same (pieces, ply and truce). */
+  samePosition(a, b) {
+    return samePosition(a, b);
+  }
+
+  /** `position` with every cell moved by `map` (pieces and truce cell). */
+  mapPosition(position, map) {
+    const moved = (pieces) => cellsOf(pieces).reduce((bits, cell) => bits | bit(map[cell]), 0);
+    const truce = position.truce >= 0 ? map[position.truce] : -1;
+    return new Position(moved(position.pieces[0]), moved(position.pieces[1]), position.ply, truce);
+  }
+
+  /** `action` with its cell moved by `map` (pass stays pass). */
+  mapAction(action, map) {
+    return action === PASS ? PASS : map[action];
   }
 
   /** The set of House symbols on which `pieces` stand (bit s = symbol s). */
@@ -766,148 +774,11 @@ export class Heraldis {
   }
 }
 
-// ---------------------------------------------------------------------------
-// The Grand Maître: the network's bar and move
-
-/** Probabilities are kept at least this far from 0 before taking logs. */
-export const PROBABILITY_FLOOR = 1e-6;
-
-/** Softmax of a few logits, in double precision. */
-export function softmax(logits) {
-  const values = Array.from(logits, Number);
-  const top = Math.max(...values);
-  const exp = values.map((value) => Math.exp(value - top));
-  const sum = exp.reduce((a, b) => a + b, 0);
-  return exp.map((value) => value / sum);
-}
-
-/**
- * Temperature scaling: p'ᵢ ∝ exp(ln(max(pᵢ, 1e-6)) / T), renormalised.
- */
-export function scaleByTemperature(probabilities, temperature) {
-  const logits = probabilities.map((p) => Math.log(Math.max(p, PROBABILITY_FLOOR)) / temperature);
-  return softmax(logits);
-}
-
-/**
- * A calibration curve at `x`: linear between its knots `[x, y]`, flat
- * beyond the first and the last; without knots, `x` itself.
- */
-export function curveAt(knots, x) {
-  if (knots.length === 0) {
-    return x;
-  }
-  if (x <= knots[0][0]) {
-    return knots[0][1];
-  }
-  const last = knots[knots.length - 1];
-  if (x >= last[0]) {
-    return last[1];
-  }
-  let right = 1;
-  while (knots[right][0] <= x) {
-    right += 1;
-  }
-  const [x0, y0] = knots[right - 1];
-  const [x1, y1] = knots[right];
-  // Knots sorted by x: x0 <= x < x1, so the span is positive.
-  return y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
-}
-
-/**
- * Each of P(Light wins), P(draw), P(Dark wins) through its curve, then
- * renormalised (unchanged if the curves give all three nothing).
- */
-export function applyCurves(probabilities, curves) {
-  const mapped = probabilities.map((p, outcome) => curveAt(curves[outcome], p));
-  const sum = mapped.reduce((a, b) => a + b, 0);
-  return sum > 0 ? mapped.map((p) => p / sum) : probabilities;
-}
-
-/** Checked knots of one calibration curve (`{ knots: [[x, y], ...] }`). */
-function curveKnots(curve, where) {
-  const knots = curve?.knots;
-  const fail = () => {
-    throw new Error(
-      `invalid model description: ${where} must be { knots: [[x, y], ...] } with x and y in [0, 1], both non-decreasing`,
-    );
-  };
-  if (!Array.isArray(knots)) {
-    fail();
-  }
-  for (const [index, knot] of knots.entries()) {
-    if (!Array.isArray(knot) || knot.length !== 2) {
-      fail();
-    }
-    for (const [axis, value] of knot.entries()) {
-      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
-        fail();
-      }
-      if (index > 0 && value < knots[index - 1][axis]) {
-        fail();
-      }
-    }
-  }
-  return knots;
-}
-
-/**
- * A calibration in a model description: `{ temperature, curves }` (`curves`
- * null, or the knots of P(Light wins), P(draw), P(Dark wins) where Light is
- * to move, then where Dark is), or null when the model is not calibrated.
- * `prefix` picks the network's own (`network_`) or the bar's (``).
- */
-function calibrationOf(description, prefix) {
-  const calibration = description.calibration;
-  if (calibration === null || calibration === undefined) {
-    return null;
-  }
-  const temperatureKey = `${prefix}temperature`;
-  const curvesKey = `${prefix}curves`;
-  const temperature = numberOf(calibration[temperatureKey]);
-  if (!Number.isFinite(temperature) || temperature <= 0) {
-    throw new Error(
-      `invalid model description: calibration.${temperatureKey} must be a positive number, found ${shown(JSON.stringify(calibration[temperatureKey]))}`,
-    );
-  }
-  const sides = calibration[curvesKey];
-  if (sides === null || sides === undefined) {
-    return { temperature, curves: null };
-  }
-  if (!Array.isArray(sides) || sides.length !== 2 || sides.some((side) => !Array.isArray(side) || side.length !== 3)) {
-    throw new Error(
-      `invalid model description: calibration.${curvesKey} must hold 3 curves where Light is to move, then 3 where Dark is`,
-    );
-  }
-  const curves = sides.map((side, s) =>
-    side.map((curve, outcome) => curveKnots(curve, `calibration.${curvesKey}[${s}][${outcome}]`)),
+/** Whether two positions are the same (pieces, ply and truce). */
+export function samePosition(a, b) {
+  return (
+    a.pieces[0] === b.pieces[0] && a.pieces[1] === b.pieces[1] && a.ply === b.ply && a.truce === b.truce
   );
-  return { temperature, curves };
-}
-
-/**
- * The bar's calibration: only one fitted for the bar's search (the engine
- * never puts another search's value through it), else null.
- */
-function barCalibration(description) {
-  const calibration = calibrationOf(description, '');
-  if (calibration === null) {
-    return null;
-  }
-  const simulations = description.calibration.bar_simulations;
-  return simulations === BAR_SIMULATIONS ? calibration : null;
-}
-
-/** P(Light wins), P(draw), P(Dark wins) through a calibration, if any. */
-function calibrated(bar, calibration, lightToMove) {
-  if (calibration === null) {
-    return bar;
-  }
-  let out = scaleByTemperature(bar, calibration.temperature);
-  if (calibration.curves !== null) {
-    out = applyCurves(out, calibration.curves[lightToMove ? 0 : 1]);
-  }
-  return out;
 }
 
 /** The layout notation of a model description (the default when absent). */
@@ -925,537 +796,21 @@ function layoutOf(description) {
   throw new Error('invalid model description: layout must be the layout notation');
 }
 
-/** The name of the network's input in a model description (`planes`). */
-function inputNameOf(description) {
-  const name = description.input?.name ?? 'planes';
-  if (typeof name !== 'string') {
-    throw new Error('invalid model description: input.name must be text');
-  }
-  return name;
-}
-
-/** The encoding version a model description names, or null. */
-function encodingVersionOf(description) {
-  const encoding = description.encoding;
-  if (typeof encoding === 'number') {
-    return encoding;
-  }
-  if (encoding && typeof encoding === 'object' && encoding.version !== undefined) {
-    return numberOf(encoding.version);
-  }
-  if (description.encoding_version !== undefined) {
-    return numberOf(description.encoding_version);
-  }
-  return null;
-}
-
-/** Positions whose network outputs are kept (about 6 MB). */
-const EVALUATION_CACHE = 50_000;
-
-/** The rules as the search sees them (see search.js). */
-function searchRules(game) {
-  return {
-    side: (position) => position.side,
-    terminal: (position) => {
-      const result = game.result(position);
-      return result === null ? null : [result.light, result.draw, result.dark];
-    },
-    legalActions: (position) => game.legalActions(position),
-    apply: (position, action) => game.applyLegal(position, action),
-  };
-}
-
-/** Whether two positions are the same (pieces, ply and truce). */
-export function samePosition(a, b) {
-  return (
-    a.pieces[0] === b.pieces[0] && a.pieces[1] === b.pieces[1] && a.ply === b.ply && a.truce === b.truce
-  );
-}
-
-/** The bar of a finished game: its result. */
-function exactBar(result) {
-  return { light: result.light, draw: result.draw, dark: result.dark, exact: true };
-}
-
-/** Whether a level plays its best move: no temperature, no random moves. */
-function playsItsBest(setting) {
-  return setting.temperature === 0 && setting.noise === 0;
-}
+/**
+ * Heraldis as the Grand Maître's modules take a game (grandmaitre.js): its
+ * name, its encoding's version, and its rules under a model description
+ * (the layout and the ply limit of model.json).
+ */
+export const HERALDIS = Object.freeze({
+  name: 'heraldis',
+  encodingVersion: ENCODING_VERSION,
+  game: (description) => new Heraldis(layoutOf(description), description.ply_limit ?? DEFAULT_PLY_LIMIT),
+});
 
 /**
- * A solution book of the export (`book.txt`, described by model.json's
- * `book`), as the engine reads it (engine/src/book.rs): one winning move
- * per position of the winner's, looked up through the symmetries of the
- * rules. Like the engine, it is replayed from its root under the rules in
- * force (the layout and ply limit of model.json) and kept only if every
- * line ends in the winner's win; lines the replay does not reach are
- * dropped. The constructor throws where it is not a proof.
+ * The Grand Maître playing Heraldis: `GrandMaitre.load(ort, { model,
+ * description, book }, sessionOptions)` (see grandmaitre.js).
  */
-export class Book {
-  constructor(game, text, description) {
-    if (typeof text !== 'string') {
-      throw new Error(
-        `invalid model description: it names the solution book ${shown(description.file)}; pass its text as \`book\``,
-      );
-    }
-    const winner = ['light', 'dark'].indexOf(description.winner);
-    const maps = description.symmetries;
-    const isMap = (map) =>
-      Array.isArray(map) &&
-      map.length === CELLS &&
-      new Set(map).size === CELLS &&
-      map.every((cell) => Number.isInteger(cell) && cell >= 0 && cell < CELLS);
-    if (winner < 0 || !Array.isArray(maps) || maps.length === 0 || !maps.every(isMap)) {
-      throw new Error('invalid model description: book needs winner light or dark and symmetries as cell maps');
-    }
-    this.game = game;
-    this.winner = winner;
-    this.maps = maps.map((map) => {
-      const inverse = new Array(CELLS);
-      map.forEach((to, from) => {
-        inverse[to] = from;
-      });
-      return { map, inverse };
-    });
-    this.moves = new Map();
-    for (const line of text.split('\n')) {
-      if (line.startsWith('#') || line.trim() === '') {
-        continue;
-      }
-      const tab = line.indexOf('\t');
-      if (tab < 0) {
-        throw new Error(`invalid book: expected POSITION<TAB>MOVE, found '${shown(line)}'`);
-      }
-      this.moves.set(line.slice(0, tab), line.slice(tab + 1).trim());
-    }
-    this.check(game.parsePosition(description.root));
-  }
-
-  /**
-   * Replays the proof from `root`: every line ends in the winner's win
-   * and every winner's position on the way has its move, legal. Keeps
-   * only the moves of the positions it reached; throws where it fails.
-   */
-  check(root) {
-    const game = this.game;
-    const winnerKey = this.winner === LIGHT ? 'light' : 'dark';
-    const proven = new Map();
-    const seen = new Set();
-    const stack = [root];
-    while (stack.length > 0) {
-      const position = stack.pop();
-      const key = String(position);
-      if (seen.has(key)) {
-        continue;
-      }
-      seen.add(key);
-      const result = game.result(position);
-      if (result !== null) {
-        if (result[winnerKey] !== 1) {
-          throw new Error(`invalid book: ${key}: the game ends without ${winnerKey}'s win`);
-        }
-        continue;
-      }
-      if (position.side === this.winner) {
-        const move = this.moves.get(key);
-        if (move === undefined) {
-          throw new Error(`invalid book: ${key}: the book has no move there`);
-        }
-        let action;
-        try {
-          action = game.parseAction(position, move);
-        } catch (error) {
-          throw new Error(`invalid book: ${key}: ${error.message}`);
-        }
-        proven.set(key, move);
-        stack.push(game.applyLegal(position, action));
-      } else {
-        const actions = game.legalActions(position);
-        if (actions.length === 0) {
-          throw new Error(`invalid book: ${key}: no legal move and the game is not over`);
-        }
-        for (const action of actions) {
-          stack.push(game.applyLegal(position, action));
-        }
-      }
-    }
-    this.moves = proven;
-  }
-
-  /** `position` with every cell moved by `map`. */
-  static transformed(position, map) {
-    const moved = (pieces) => cellsOf(pieces).reduce((bits, cell) => bits | bit(map[cell]), 0);
-    const truce = position.truce >= 0 ? map[position.truce] : -1;
-    return new Position(moved(position.pieces[0]), moved(position.pieces[1]), position.ply, truce);
-  }
-
-  /** The proven action in `position`, or null. */
-  bestAction(position) {
-    if (position.side !== this.winner) {
-      return null;
-    }
-    for (const { map, inverse } of this.maps) {
-      const image = Book.transformed(position, map);
-      const move = this.moves.get(String(image));
-      if (move !== undefined) {
-        const action = this.game.parseAction(image, move);
-        return action === PASS ? PASS : inverse[action];
-      }
-    }
-    return null;
-  }
-
-  /**
-   * The value of an unfinished position for its side to move, when the
-   * book proves it: 'win' at a winner's position of the book, 'loss' where
-   * each of the loser's moves ends in the winner's win or reaches one;
-   * null otherwise.
-   */
-  outcome(position) {
-    const game = this.game;
-    if (game.result(position) !== null) {
-      return null;
-    }
-    if (position.side === this.winner) {
-      return this.bestAction(position) === null ? null : WIN;
-    }
-    const winnerKey = this.winner === LIGHT ? 'light' : 'dark';
-    const actions = game.legalActions(position);
-    const lost =
-      actions.length > 0 &&
-      actions.every((action) => {
-        const child = game.applyLegal(position, action);
-        const result = game.result(child);
-        return (result !== null && result[winnerKey] === 1) || this.bestAction(child) !== null;
-      });
-    return lost ? LOSS : null;
-  }
-}
-
-/**
- * The Grand Maître in the app: the engine's search over the network (run
- * by onnxruntime) gives the win-probability bar, the advice (« Conseil »)
- * and the players of « Niveau » 1 to 10, as the engine computes them.
- */
-export class GrandMaitre {
-  constructor(ort, session, description, game, book = null) {
-    this.book = book;
-    this.ort = ort;
-    this.session = session;
-    this.description = description;
-    this.game = game;
-    this.networkCalibration = calibrationOf(description, 'network_');
-    this.barCalibration = barCalibration(description);
-    this.inputName = inputNameOf(description);
-    this.rules = searchRules(game);
-    // One network call at a time: a session runs one batch at once.
-    this.queue = Promise.resolve();
-    // The network's outputs on the positions it evaluated last.
-    this.cache = new Map();
-    this.evaluator = (positions) => this.evaluations(positions);
-  }
-
-  /**
-   * Loads the exported model.
-   * @param ort the onnxruntime module (onnxruntime-web or onnxruntime-node)
-   * @param {{model: Uint8Array|ArrayBuffer, description: object, book?: string}} options
-   *   the bytes of model.onnx, the parsed model.json and, when model.json
-   *   names one (`files.book`), the text of the solution book
-   * @param [sessionOptions] passed to `ort.InferenceSession.create`
-   */
-  static async load(ort, { model, description, book }, sessionOptions) {
-    if (!description || typeof description !== 'object') {
-      throw new Error('invalid model description: expected the parsed model.json');
-    }
-    if (description.game !== undefined && description.game !== 'heraldis') {
-      throw new Error(`invalid model description: game '${shown(description.game)}', expected heraldis`);
-    }
-    const version = encodingVersionOf(description);
-    if (version !== null && version !== ENCODING_VERSION) {
-      throw new Error(
-        `invalid model description: encoding version ${version}, this module writes version ${ENCODING_VERSION}`,
-      );
-    }
-    const plyLimit = description.ply_limit ?? DEFAULT_PLY_LIMIT;
-    const game = new Heraldis(layoutOf(description), plyLimit);
-    // As in the engine, a book that is no proof under these rules (an
-    // edited ply limit, another layout) is not used: `bookRefused` says why.
-    let solution = null;
-    let refused = null;
-    if (description.book) {
-      try {
-        solution = new Book(game, book, description.book);
-      } catch (error) {
-        if (typeof book !== 'string') {
-          throw error;
-        }
-        refused = error.message;
-      }
-    }
-    const bytes = model instanceof Uint8Array ? model : new Uint8Array(model);
-    const session = sessionOptions
-      ? await ort.InferenceSession.create(bytes, sessionOptions)
-      : await ort.InferenceSession.create(bytes);
-    const grandMaitre = new GrandMaitre(ort, session, description, game, solution);
-    grandMaitre.bookRefused = refused;
-    return grandMaitre;
-  }
-
-  /**
-   * The solution book's move in `position` (in notation), or null where
-   * the book proves no win for the side to move (or there is no book).
-   */
-  bookMove(position) {
-    const root = this.position(position);
-    const action = this.book === null ? null : this.book.bestAction(root);
-    return action === null ? null : this.game.formatAction(root, action);
-  }
-
-  /** A position from its notation (checked), or the Position itself. */
-  position(position) {
-    return position instanceof Position ? position : this.game.parsePosition(position);
-  }
-
-  /**
-   * The raw network outputs for positions: `{ policyLogits, wdlLogits }`
-   * per position, as Float32Arrays of 26 and 3 values.
-   */
-  logits(positions) {
-    const list = positions.map((position) => this.position(position));
-    const run = async () => {
-      const size = PLANE_COUNT * CELLS;
-      const planes = new Float32Array(list.length * size);
-      list.forEach((position, index) => this.game.encode(position, planes, index * size));
-      const input = new this.ort.Tensor('float32', planes, [list.length, PLANE_COUNT, SIZE, SIZE]);
-      const outputs = await this.session.run({ [this.inputName]: input });
-      const policy = outputs.policy_logits.data;
-      const wdl = outputs.wdl_logits.data;
-      return list.map((_, index) => ({
-        policyLogits: Float32Array.from(policy.subarray(index * ACTION_COUNT, (index + 1) * ACTION_COUNT)),
-        wdlLogits: Float32Array.from(wdl.subarray(index * 3, (index + 1) * 3)),
-      }));
-    };
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => {});
-    return result;
-  }
-
-  /** Forgets the network outputs kept from earlier searches. */
-  forget() {
-    this.cache.clear();
-  }
-
-  /**
-   * The network as the search's evaluator: policy logits and the
-   * win/draw/loss for the side to move, one network call for the positions
-   * of the batch it has not seen lately (a search meets the same position
-   * by several orders of moves, and the bar's search and the advice's
-   * search the same positions).
-   */
-  async evaluations(positions) {
-    const keys = positions.map(String);
-    const results = keys.map((key) => this.cache.get(key));
-    const missing = [...new Set(keys.filter((_, index) => results[index] === undefined))];
-    if (missing.length > 0) {
-      const outputs = await this.logits(missing.map((key) => positions[keys.indexOf(key)]));
-      missing.forEach((key, k) => {
-        const { policyLogits, wdlLogits } = outputs[k];
-        const evaluation = { policyLogits, wdl: softmax3(wdlLogits) };
-        keys.forEach((other, index) => {
-          if (other === key) {
-            results[index] = evaluation;
-          }
-        });
-        this.cache.set(key, evaluation);
-        if (this.cache.size > EVALUATION_CACHE) {
-          this.cache.delete(this.cache.keys().next().value);
-        }
-      });
-    }
-    return results;
-  }
-
-  /**
-   * A search of `position` with `simulations` (the levels' settings),
-   * evaluated by `evaluator` (the network by default): `{ side, wdl,
-   * proof, visits, move, principalVariation, children }`, where wdl and
-   * each child's are for the side to move, children
-   * `{ move, prior, visits, wdl, proof }` most visited first and `move`
-   * the one of best lower confidence bound.
-   */
-  async search(position, { simulations, evaluator = this.evaluator }) {
-    const root = this.position(position);
-    if (this.game.result(root) !== null) {
-      throw new Error(`no move to search: the game is over in '${root}'`);
-    }
-    const search = new Search(this.rules, root, { simulations });
-    const result = await search.run(evaluator);
-    return this.described(root, search, result, search.chooseMove(0));
-  }
-
-  /** A search's result with its moves in notation. */
-  described(root, search, result, action) {
-    const format = (a) => this.game.formatAction(root, a);
-    return {
-      side: result.side,
-      wdl: result.wdl,
-      proof: result.proof,
-      visits: result.visits,
-      move: format(action),
-      principalVariation: this.line(root, search.principalVariation(12)),
-      children: result.children.map((c) => ({ ...c, move: format(c.action) })),
-    };
-  }
-
-  /** A line of actions from `position`, in notation. */
-  line(position, actions) {
-    const moves = [];
-    let current = position;
-    for (const action of actions) {
-      moves.push(this.game.formatAction(current, action));
-      current = this.game.apply(current, action);
-    }
-    return moves;
-  }
-
-  /**
-   * The bar: `{ light, draw, dark, exact }`, P(Light wins), P(draw),
-   * P(Dark wins) from the network with the engine's 64-simulation search,
-   * calibrated by the model's calibration (when it was fitted for this
-   * search); `exact` when it is the game's result, the solution book's
-   * (`book` then true) or the search proved it.
-   */
-  async bar(position) {
-    const root = this.position(position);
-    const result = this.game.result(root);
-    if (result !== null) {
-      return exactBar(result);
-    }
-    const proven = this.book === null ? null : this.book.outcome(root);
-    if (proven !== null) {
-      const sideWins = proven === WIN;
-      const lightWins = sideWins === (root.side === LIGHT);
-      return { light: lightWins ? 1 : 0, draw: 0, dark: lightWins ? 0 : 1, exact: true, book: true };
-    }
-    const search = new Search(this.rules, root, { simulations: BAR_SIMULATIONS });
-    const found = await search.run(this.evaluator);
-    const lightToMove = root.side === LIGHT;
-    const wdl = orient(found.wdl, root.side);
-    if (found.proof !== null) {
-      return { light: wdl[0], draw: wdl[1], dark: wdl[2], exact: true };
-    }
-    const [light, draw, dark] = calibrated(wdl, this.barCalibration, lightToMove);
-    return { light, draw, dark, exact: false };
-  }
-
-  /**
-   * The advice (« Conseil »): the move of level `level` (10 by default:
-   * 3 200 simulations, the move of best lower confidence bound) with what
-   * its search saw: `{ move, principalVariation, children, wdl, proof,
-   * fromBook }` (see `search`); where the solution book proves a win and
-   * the level plays its best, the book's move (`fromBook`), whatever the
-   * search preferred.
-   */
-  async advise(position, { level: number = ADVICE_LEVEL, seed = 0 } = {}) {
-    const root = this.position(position);
-    const searched = await this.player({ level: number, seed, book: false }).select(root);
-    const move = playsItsBest(level(number)) ? this.bookMove(root) : null;
-    if (move === null) {
-      return { ...searched, fromBook: false };
-    }
-    const line = searched.principalVariation[0] === move ? searched.principalVariation : [move];
-    return { ...searched, move, principalVariation: line, fromBook: true };
-  }
-
-  /**
-   * A player at a level (1 to 10) for a whole game, as the engine's agent
-   * plays: it keeps its tree from one move to the next. `select(position)`
-   * resolves to its move and search; `observe(position, move)` tells it of
-   * every move played (its own and the opponent's). Where the solution
-   * book proves a win, a level that plays its best (7 to 10) plays the
-   * book's move without searching (`fromBook`), unless `book` is false.
-   */
-  player({ level: number = ADVICE_LEVEL, seed = 0, book = true } = {}) {
-    const grandMaitre = this;
-    const player = new Player(this.rules, this.evaluator, { level: number, seed }, samePosition);
-    const useBook = book && playsItsBest(level(number));
-    return {
-      level: level(number),
-      async select(position) {
-        const root = grandMaitre.position(position);
-        if (grandMaitre.game.result(root) !== null) {
-          throw new Error(`no move to choose: the game is over in '${root}'`);
-        }
-        const move = useBook ? grandMaitre.bookMove(root) : null;
-        if (move !== null) {
-          return {
-            side: root.side,
-            wdl: [1, 0, 0],
-            proof: WIN,
-            visits: 0,
-            move,
-            principalVariation: [move],
-            children: [],
-            fromBook: true,
-          };
-        }
-        const { action, result } = await player.select(root);
-        return { ...grandMaitre.described(root, player.search, result, action), fromBook: false };
-      },
-      observe(position, move) {
-        const root = grandMaitre.position(position);
-        const action = typeof move === 'number' ? move : grandMaitre.game.parseAction(root, move);
-        player.observe(root, action);
-      },
-    };
-  }
-
-  /**
-   * The network alone, without search (not the bar): its own calibrated
-   * win/draw/loss `{ light, draw, dark }` and the legal move of highest
-   * policy logit (`move`, null when the game is over, whose exact result is
-   * returned without running the network).
-   */
-  async networkReading(position) {
-    return (await this.networkReadings([position]))[0];
-  }
-
-  /** `networkReading` for several positions, in one network batch. */
-  async networkReadings(positions) {
-    const list = positions.map((position) => this.position(position));
-    const open = list.filter((position) => this.game.result(position) === null);
-    const outputs = open.length > 0 ? await this.logits(open) : [];
-    let next = 0;
-    return list.map((position) => {
-      const result = this.game.result(position);
-      if (result !== null) {
-        return { ...result, move: null, legalMoves: [] };
-      }
-      const { policyLogits, wdlLogits } = outputs[next];
-      next += 1;
-      return this.reading(position, policyLogits, wdlLogits);
-    });
-  }
-
-  /** The network's reading from its outputs on an open position. */
-  reading(position, policyLogits, wdlLogits) {
-    const [win, draw, loss] = softmax(wdlLogits);
-    const lightToMove = position.side === LIGHT;
-    const raw = lightToMove ? [win, draw, loss] : [loss, draw, win];
-    const bar = calibrated(raw, this.networkCalibration, lightToMove);
-    const actions = this.game.legalActions(position);
-    let best = -1;
-    for (const action of actions) {
-      if (best < 0 || policyLogits[action] > policyLogits[best]) {
-        best = action;
-      }
-    }
-    return {
-      light: bar[0],
-      draw: bar[1],
-      dark: bar[2],
-      move: best < 0 ? null : this.game.formatAction(position, best),
-      legalMoves: actions.map((action) => this.game.formatAction(position, action)),
-    };
-  }
-}
+export const GrandMaitre = Object.freeze({
+  load: (ort, files, sessionOptions) => Engine.load(ort, HERALDIS, files, sessionOptions),
+});

@@ -2,7 +2,8 @@
 // PUCT with first-play urgency, leaves gathered in batches under virtual
 // loss and evaluated with one network call per batch, the Monte-Carlo tree
 // search solver, the move of best lower confidence bound, tree reuse, and
-// the ten playing levels (engine/src/levels.rs). Arithmetic follows the
+// the playing levels (engine/src/levels.rs), with the settings an export's
+// model.json gives (`searchSettings`). Arithmetic follows the
 // engine's: single precision where it computes in f32 (Math.fround), double
 // precision where it accumulates in f64, so that on the same network
 // outputs both visit the same moves the same number of times.
@@ -16,55 +17,79 @@
 
 const f32 = Math.fround;
 
-/** The engine's `SearchConfig` defaults that the levels and the bar use. */
-export const SEARCH_DEFAULTS = Object.freeze({
-  simulations: 800,
-  cPuct: 1.25,
-  cPuctBase: 19652,
-  fpuReduction: 0.25,
-  leavesPerBatch: 8,
-  solver: true,
-  reuseTree: true,
-});
-
 /**
- * The playing levels of « Niveau » (engine/src/levels.rs): simulations, the
- * move-choice temperature on visit counts (0: the move of best lower
- * confidence bound) and the probability of a uniformly random legal move.
+ * The search's settings, read from an export's model.json (`search`, which
+ * the engine writes from its own `SearchConfig`, levels and bar): `{ search,
+ * levels, adviceLevel, barSimulations, level(number) }`, where `search` is
+ * what `Search` takes, the levels (engine/src/levels.rs) are `{ number,
+ * simulations, temperature, noise }` (the move-choice temperature on visit
+ * counts, 0 for the move of best lower confidence bound, and the
+ * probability of a uniformly random legal move). Throws a one-line error
+ * for a description without them or with a value out of range.
  */
-export const LEVELS = Object.freeze(
-  [
-    [1, 8, 1.0, 0.85],
-    [2, 8, 1.0, 0.6],
-    [3, 8, 1.0, 0.35],
-    [4, 8, 1.0, 0.05],
-    [5, 12, 0.6, 0.0],
-    [6, 16, 0.3, 0.0],
-    [7, 50, 0.0, 0.0],
-    [8, 200, 0.0, 0.0],
-    [9, 800, 0.0, 0.0],
-    [10, 3200, 0.0, 0.0],
-  ].map(([number, simulations, temperature, noise]) =>
-    Object.freeze({ number, simulations, temperature: f32(temperature), noise }),
-  ),
-);
-
-/** The level of the advice (« Conseil »). */
-export const ADVICE_LEVEL = 10;
-
-/** Simulations of the bar's search (model/src/bar.rs). */
-export const BAR_SIMULATIONS = 64;
-
-/** Level `number` (1 to 10); throws with a one-line message otherwise. */
-export function level(number) {
-  const found = LEVELS.find((l) => l.number === number);
-  if (!found) {
-    throw new Error(`level must be between 1 and 10, found ${String(number)}`);
+export function searchSettings(description) {
+  const given = description?.search;
+  const fail = (what) => {
+    throw new Error(`invalid model description: search.${what} (export the model again)`);
+  };
+  if (!given || typeof given !== 'object') {
+    fail('is missing: it gives the engine\'s search settings and levels');
   }
-  return found;
+  const number = (key, ok) => {
+    const value = given[key];
+    if (typeof value !== 'number' || !ok(value)) {
+      fail(`${key} must be a number in range, found ${JSON.stringify(value)}`);
+    }
+    return value;
+  };
+  const whole = (value) => Number.isInteger(value) && value > 0;
+  const flag = (key) => {
+    if (typeof given[key] !== 'boolean') {
+      fail(`${key} must be true or false`);
+    }
+    return given[key];
+  };
+  const search = Object.freeze({
+    cPuct: f32(number('c_puct', (v) => v > 0)),
+    cPuctBase: f32(number('c_puct_base', (v) => v > 0)),
+    fpuReduction: f32(number('fpu_reduction', (v) => v >= 0)),
+    leavesPerBatch: number('leaves_per_batch', whole),
+    solver: flag('solver'),
+    reuseTree: flag('reuse_tree'),
+  });
+  if (!Array.isArray(given.levels) || given.levels.length === 0) {
+    fail('levels must list the levels');
+  }
+  const levels = Object.freeze(
+    given.levels.map((entry, index) => {
+      const ok =
+        entry &&
+        whole(entry.number) &&
+        whole(entry.simulations) &&
+        typeof entry.temperature === 'number' &&
+        entry.temperature >= 0 &&
+        typeof entry.noise === 'number' &&
+        entry.noise >= 0 &&
+        entry.noise <= 1;
+      if (!ok) {
+        fail(`levels[${index}] must be { number, simulations, temperature, noise }`);
+      }
+      const { number: n, simulations, temperature, noise } = entry;
+      return Object.freeze({ number: n, simulations, temperature: f32(temperature), noise });
+    }),
+  );
+  const level = (n) => {
+    const found = levels.find((l) => l.number === n);
+    if (!found) {
+      throw new Error(`level must be between ${levels[0].number} and ${levels.at(-1).number}, found ${String(n)}`);
+    }
+    return found;
+  };
+  const adviceLevel = number('advice_level', (v) => levels.some((l) => l.number === v));
+  const barSimulations = number('bar_simulations', whole);
+  return Object.freeze({ search, levels, adviceLevel, barSimulations, level });
 }
 
-// Proofs, from the first player's point of view.
 const UNKNOWN = 0;
 const FIRST_WINS = 1;
 const DRAW = 2;
@@ -174,11 +199,12 @@ export class Search {
   /**
    * @param game the rules (see the head of this file)
    * @param state the root position
-   * @param [config] settings over SEARCH_DEFAULTS
+   * @param config the settings (`searchSettings(description).search`) and
+   *   `simulations`
    */
-  constructor(game, state, config = {}) {
+  constructor(game, state, config) {
     this.game = game;
-    this.config = { ...SEARCH_DEFAULTS, ...config };
+    this.config = { ...config };
     this.root = this.makeNode(state);
     this.simulations = 0;
     this.pending = [];
@@ -615,18 +641,19 @@ export class Player {
   /**
    * @param game the rules
    * @param evaluator the network (see the head of this file)
-   * @param {{level?: number, simulations?: number, temperature?: number, noise?: number, seed?: number}} [options]
-   *   a level, or its three settings given directly; the seed of its random choices
+   * @param {{settings: object, simulations: number, temperature: number, noise: number, seed?: number}} options
+   *   the search's settings (`searchSettings(description).search`), a
+   *   level's three settings, and the seed of its random choices
    * @param [sameState] whether two states are the same position (the tree
    *   is kept only for the position it was searched from)
    */
-  constructor(game, evaluator, options = {}, sameState = (a, b) => a === b) {
-    const base = level(options.level ?? ADVICE_LEVEL);
+  constructor(game, evaluator, options, sameState = (a, b) => a === b) {
     this.game = game;
     this.evaluator = evaluator;
-    this.simulations = options.simulations ?? base.simulations;
-    this.temperature = options.temperature ?? base.temperature;
-    this.noise = options.noise ?? base.noise;
+    this.settings = options.settings;
+    this.simulations = options.simulations;
+    this.temperature = options.temperature;
+    this.noise = options.noise;
     this.random = seededRandom(options.seed ?? 0);
     this.sameState = sameState;
     this.search = null;
@@ -638,7 +665,7 @@ export class Player {
    */
   async select(state) {
     if (this.search === null || !this.sameState(this.search.state, state)) {
-      this.search = new Search(this.game, state, { simulations: this.simulations });
+      this.search = new Search(this.game, state, { ...this.settings, simulations: this.simulations });
     }
     const result = await this.search.run(this.evaluator);
     let action = this.search.chooseMove(this.temperature, this.random);
