@@ -209,6 +209,52 @@ fn gtp_genmove_finds_the_win_and_winprob_sees_it() {
     assert_eq!(answers[4], "? game is over");
 }
 
+/// In `L4/D2D1/DL3/3L1/5 l - 6` the search of level 10 prefers b2 (69 %),
+/// which loses in 5 plies; c2 wins by force.
+const SEARCH_TRAP: &str = "L4/D2D1/DL3/3L1/5 l - 6";
+
+#[test]
+fn at_full_strength_the_solver_overrules_a_search_that_walks_into_a_loss() {
+    // The advice: the shipped model's level 10.
+    let advice = json_of(&[
+        "advise",
+        "--position",
+        SEARCH_TRAP,
+        "--level",
+        "10",
+        "--json",
+    ]);
+    let most_visited = advice["alternatives"]
+        .as_array()
+        .expect("alternatives")
+        .iter()
+        .max_by_key(|row| row["visits"].as_u64())
+        .expect("a move");
+    assert_eq!(most_visited["move"], "b2", "the search's own choice");
+    assert_eq!(advice["move"], "c2");
+    assert_eq!(advice["solved"], "win");
+    assert_eq!(advice["solver_overruled"], true);
+    // A gentle level plays as its search and randomness say: no solver.
+    let gentle = json_of(&[
+        "advise",
+        "--position",
+        SEARCH_TRAP,
+        "--level",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(gentle["solver_overruled"], false);
+    assert_eq!(gentle["solved"], serde_json::Value::Null);
+    // The engine protocol's genmove at full strength.
+    let output = grandmaitre()
+        .args(["gtp", "--sims", "3200"])
+        .write_stdin(format!("gm-position {SEARCH_TRAP}\ngenmove light\n"))
+        .output()
+        .expect("runs");
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(text.contains("= c2"), "{text}");
+}
+
 #[test]
 fn gtp_plays_as_an_arena_player() {
     // Alpha-beta blocks Light's open three (a1 b1 c1: d1 wins) and the

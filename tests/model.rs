@@ -133,13 +133,25 @@ fn export_writes_onnx_and_its_description() {
     let settings = &description["search"];
     let engine = grandmaitre_engine::search::SearchConfig::default();
     assert_eq!(settings["c_puct"].as_f64(), Some(f64::from(engine.c_puct)));
-    assert_eq!(settings["c_puct_base"].as_f64(), Some(f64::from(engine.c_puct_base)));
-    assert_eq!(settings["fpu_reduction"].as_f64(), Some(f64::from(engine.fpu_reduction)));
+    assert_eq!(
+        settings["c_puct_base"].as_f64(),
+        Some(f64::from(engine.c_puct_base))
+    );
+    assert_eq!(
+        settings["fpu_reduction"].as_f64(),
+        Some(f64::from(engine.fpu_reduction))
+    );
     assert_eq!(settings["leaves_per_batch"], engine.leaves_per_batch);
     assert_eq!(settings["levels"].as_array().map(Vec::len), Some(10));
     assert_eq!(settings["levels"][9]["simulations"], 3200);
-    assert_eq!(settings["advice_level"], grandmaitre_engine::levels::ADVICE_LEVEL);
-    assert_eq!(settings["bar_simulations"], grandmaitre_model::bar::BAR_SIMULATIONS);
+    assert_eq!(
+        settings["advice_level"],
+        grandmaitre_engine::levels::ADVICE_LEVEL
+    );
+    assert_eq!(
+        settings["bar_simulations"],
+        grandmaitre_model::bar::BAR_SIMULATIONS
+    );
     // Search vectors: searches whose root visits went one to the root's
     // own evaluation and the rest to its moves (unless the search proved
     // the root and stopped early).

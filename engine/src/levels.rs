@@ -24,11 +24,15 @@
 //!
 //! Where a solution book proves a win ([`crate::book`]), the levels that
 //! always play their best move (7 to 10, and the advice) play the book's
-//! move; the gentler ones play as their search and randomness say.
+//! move; elsewhere they ask the exact solver, within a small budget,
+//! before they trust their search ([`crate::guard`]): a proven win is
+//! never let go, and a move proven lost is not played while another is
+//! not. The gentler levels play as their search and randomness say.
 
 use crate::agent::{Agent, MctsAgent};
 use crate::book::Book;
-use crate::game::{Action, Hints, Playable};
+use crate::game::{Action, Hints, Outcome, Playable};
+use crate::guard::{GUARD_NODES, Guard};
 use crate::search::{Evaluator, MoveChoice, SearchConfig, SearchResult};
 
 /// One playing level.
@@ -146,6 +150,11 @@ pub struct Advice {
     /// Whether the move is a solution book's (a proven win), played
     /// whatever the search preferred.
     pub from_book: bool,
+    /// The position's value for the side to move where the book or the
+    /// solver proved it (the app can show « gain forcé »).
+    pub proven: Option<Outcome>,
+    /// Whether the solver overruled the search's move.
+    pub solver_overruled: bool,
 }
 
 /// Searches `state` as `setting` says and chooses a move (a random one
@@ -168,8 +177,16 @@ pub fn advise<G: Playable, E: Evaluator<G> + Send>(
     let booked = book
         .filter(|_| agent.plays_its_best())
         .and_then(|book| book.best_move(game, state));
-    let action = booked.unwrap_or(searched);
     let result = agent.last_result().cloned().expect("the agent searched");
+    let guarded = match booked {
+        Some(_) => None,
+        None if agent.plays_its_best() => {
+            let preference: Vec<Action> = result.children.iter().map(|c| c.action).collect();
+            Some(Guard::new(game.clone(), GUARD_NODES).check(game, state, searched, &preference))
+        }
+        None => None,
+    };
+    let action = booked.or(guarded.map(|g| g.action)).unwrap_or(searched);
     let mut alternatives = result.children.clone();
     // The move played first, then the others by visits (already sorted).
     if let Some(index) = alternatives.iter().position(|c| c.action == action) {
@@ -186,6 +203,11 @@ pub fn advise<G: Playable, E: Evaluator<G> + Send>(
         result,
         alternatives,
         from_book: booked.is_some(),
+        proven: match booked {
+            Some(_) => Some(Outcome::Win),
+            None => guarded.and_then(|g| g.proven),
+        },
+        solver_overruled: guarded.is_some_and(|g| g.overruled),
     }
 }
 

@@ -14,6 +14,7 @@ pub mod conformance;
 pub mod files;
 pub mod game;
 pub mod games;
+pub mod guard;
 pub mod levels;
 pub mod parameters;
 pub mod search;

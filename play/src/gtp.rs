@@ -10,7 +10,8 @@
 //! <P(draw)> <P(second player wins)>`: the bar, as `winprob` gives it).
 //! Where the game's solution book proves a win, `genmove` plays its move
 //! (unless `gm-level` asked for a level with random moves) and the bar is
-//! exact. `gm-game` naming another game ends this session
+//! exact; elsewhere, when it plays its best, it asks the solver before it
+//! trusts its search (`grandmaitre_engine::guard`). `gm-game` naming another game ends this session
 //! ([`Ending::SwitchTo`]), and the caller starts one on that game. With a
 //! stand-in player (`--player SPEC`), `genmove` plays as that arena player
 //! (a baseline such as `alphabeta:depth=4`), and `gm-sims` and `gm-level`,
@@ -23,6 +24,7 @@ use anyhow::Result;
 use grandmaitre_engine::agent::{Agent, MctsAgent};
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::game::OneLine;
+use grandmaitre_engine::guard::{GUARD_NODES, Guard};
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{Evaluator, MoveChoice, RolloutEvaluator, SearchConfig};
 use grandmaitre_engine::{Action, ForPlayers, Player};
@@ -150,6 +152,9 @@ pub struct Session<G: Registered> {
     calibrations: Calibrations,
     /// The game's solution book under the rules in force, if one applies.
     book: Option<Arc<Book<G>>>,
+    /// The solver the Grand Maître asks before it trusts its search, when
+    /// it plays its best (built on the first such move of these rules).
+    guard: Option<Guard<G>>,
     quit: bool,
     /// Another game `gm-game` asked for.
     switch_to: Option<String>,
@@ -209,6 +214,7 @@ impl<G: Registered> Session<G> {
         );
         Session {
             book: guide.book,
+            guard: None,
             game,
             history: Vec::new(),
             state,
@@ -324,6 +330,7 @@ impl<G: Registered> Session<G> {
                 }
                 self.stand_in = stand_in;
                 self.game = game;
+                self.guard = None;
                 // The kept tree holds the moves of the old rules.
                 self.agent.clear_tree();
                 self.set_position(self.game.initial_state());
@@ -409,7 +416,22 @@ impl<G: Registered> Session<G> {
         let action = match (&mut self.stand_in, booked) {
             (Some((_, agent)), _) => agent.select(&self.game, &self.state),
             (None, Some(action)) => action,
-            (None, None) => self.agent.select(&self.game, &self.state),
+            (None, None) => {
+                let searched = self.agent.select(&self.game, &self.state);
+                if self.agent.plays_its_best() {
+                    let preference: Vec<Action> = self
+                        .agent
+                        .last_result()
+                        .map(|r| r.children.iter().map(|c| c.action).collect())
+                        .unwrap_or_default();
+                    self.guard
+                        .get_or_insert_with(|| Guard::new(self.game.clone(), GUARD_NODES))
+                        .check(&self.game, &self.state, searched, &preference)
+                        .action
+                } else {
+                    searched
+                }
+            }
         };
         let text = self.game.format_action(&self.state, action);
         self.apply(action);

@@ -14,6 +14,7 @@ use grandmaitre_engine::Game;
 use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent, RandomOpening};
 use grandmaitre_engine::book::{Book, BookAgent};
 use grandmaitre_engine::game::OneLine;
+use grandmaitre_engine::guard::{GUARD_NODES, GuardedAgent};
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{
     MoveChoice, MovesLeftConfig, RolloutEvaluator, SearchConfig, UniformEvaluator,
@@ -155,6 +156,9 @@ pub enum PlayerSpec {
         tuning: SearchTuning,
         /// Play the game's solution book where it proves a win (`book=1`).
         book: bool,
+        /// Ask the solver before trusting the search (`solver=1`, the Grand
+        /// Maître at full strength: `grandmaitre_engine::guard`).
+        solver: bool,
         /// Uniformly random first moves (`opening=N`).
         opening: u32,
     },
@@ -274,7 +278,7 @@ impl PlayerSpec {
             "openspiel" => &["sims", "rollouts"],
             "mcts" => &[
                 "model", "sims", "cpuct", "fpu", "lcb", "temp", "noise", "level", "decisive",
-                "forced", "book", "opening", "mlh",
+                "forced", "book", "solver", "opening", "mlh",
             ],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, greedy, rollout, uniform, alphabeta, openspiel or mcts)"
@@ -340,6 +344,11 @@ impl PlayerSpec {
                         None | Some(0.0) => false,
                         Some(1.0) => true,
                         Some(_) => bail!("invalid player '{text}': book must be 0 or 1"),
+                    },
+                    solver: match real("solver")? {
+                        None | Some(0.0) => false,
+                        Some(1.0) => true,
+                        Some(_) => bail!("invalid player '{text}': solver must be 0 or 1"),
                     },
                     opening: match pairs.iter().find(|(k, _)| *k == "opening") {
                         Some(_) => number("opening", 0)?,
@@ -421,6 +430,7 @@ impl PreparedPlayer {
                 simulations,
                 tuning,
                 opening,
+                solver,
                 ..
             } => {
                 let evaluator = self.evaluator.clone().context("network loaded")?;
@@ -436,6 +446,9 @@ impl PreparedPlayer {
                     )
                     .with_noise(tuning.noise),
                 );
+                if solver {
+                    agent = Box::new(GuardedAgent::new(agent, GUARD_NODES));
+                }
                 if let Some(book) = &self.book {
                     let book = Arc::clone(book)
                         .downcast::<Book<G>>()
@@ -533,6 +546,7 @@ mod tests {
             ("mcts:decisive=2", "decisive must be 0 or 1"),
             ("mcts:forced=-2", "forced must be a number ≥ 0"),
             ("mcts:book=2", "book must be 0 or 1"),
+            ("mcts:solver=2", "solver must be 0 or 1"),
             ("mcts:opening=0", "opening must be a positive whole number"),
         ];
         for (text, expected) in cases {

@@ -109,6 +109,7 @@ pub fn rate<G: Registered>(
         simulations: settings.simulations,
         tuning: SearchTuning::default(),
         book: false,
+        solver: false,
         opening: 0,
     };
     let mut opponents: Vec<(String, PlayerSpec)> = anchors

@@ -121,6 +121,8 @@ impl PositionTask for Advise {
                 "plies_left": result.moves_left,
                 "from_book": advice.from_book,
                 "book_proves": book_proves,
+                "solved": outcome_name(advice.proven),
+                "solver_overruled": advice.solver_overruled,
                 "level": level,
                 "simulations": simulations,
                 "alternatives": rows,
@@ -142,6 +144,8 @@ impl PositionTask for Advise {
         println!("position: {} ({side} to move)", game.format_state(&state));
         let from_book = if advice.from_book {
             " (the solution book's: a proven win)"
+        } else if advice.solver_overruled {
+            " (the solver's, over the search's move)"
         } else {
             ""
         };
@@ -165,7 +169,7 @@ impl PositionTask for Advise {
             Some(level) => format!("level {level}, {simulations} simulations"),
             None => format!("{simulations} simulations"),
         };
-        let proven = match result.proof {
+        let proven = match result.proof.or(advice.proven) {
             Some(outcome) => format!(", proven {}", outcome_name(Some(outcome)).unwrap_or("")),
             None => String::new(),
         };
