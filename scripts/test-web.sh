@@ -49,7 +49,7 @@ echo "== web tests against a fresh export"
 # The benchmarks, briefly: they run on what the tests run on, so that
 # none can break unnoticed (the numbers are not checked here).
 echo "== web benchmarks, a short run each"
-(cd web && node bench/timing.mjs "$tmp/app" 2 \
+(cd web && node bench/timing.mjs "$tmp/app" 2 4 \
     && node bench/match.mjs --games 2 --level 1 --opponent random --export "$tmp/export")
 
 if [ -f checkpoints/heraldis/export/model.json ]; then

@@ -646,22 +646,14 @@ export class GrandMaitre {
   }
 
   /**
-   * The advice (« Conseil »): the move of level `level` (10 by default:
-   * 3 200 simulations, the move of best lower confidence bound) with what
-   * its search saw: `{ move, principalVariation, children, wdl, proof,
-   * fromBook }` (see `search`); where the solution book proves a win and
-   * the level plays its best, the book's move (`fromBook`), whatever the
-   * search preferred.
+   * The advice (« Conseil »): the move of level `level` (model.json's
+   * advice level by default: the full strength) with what its search saw:
+   * `{ move, principalVariation, children, wdl, proof, fromBook }` (see
+   * `search`); where the solution book proves a win and the level plays
+   * its best, the book's move (`fromBook`), without a search.
    */
   async advise(position, { level: number = this.settings.adviceLevel, seed = 0 } = {}) {
-    const root = this.position(position);
-    const searched = await this.player({ level: number, seed, book: false }).select(root);
-    const move = playsItsBest(this.level(number)) ? this.bookMove(root) : null;
-    if (move === null) {
-      return { ...searched, fromBook: false };
-    }
-    const line = searched.principalVariation[0] === move ? searched.principalVariation : [move];
-    return { ...searched, move, principalVariation: line, fromBook: true };
+    return this.player({ level: number, seed }).select(position);
   }
 
   /**

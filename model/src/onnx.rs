@@ -599,7 +599,47 @@ pub fn safetensors(
         })
         .collect::<Result<_, _>>()?;
     let header: std::collections::HashMap<String, String> = metadata.iter().cloned().collect();
-    ::safetensors::tensor::serialize(views, Some(header)).map_err(|e| e.to_string())
+    let bytes = ::safetensors::tensor::serialize(views, Some(header)).map_err(|e| e.to_string())?;
+    Ok(with_sorted_metadata(bytes))
+}
+
+/// `bytes`, a safetensors file, with its header's `__metadata__` keys in
+/// order: the library writes them from a hash map, in an order that
+/// changes from run to run, and an export is the same file every time.
+/// The header keeps its length (the same keys and values, compact), so
+/// the offsets of the data stand.
+fn with_sorted_metadata(mut bytes: Vec<u8>) -> Vec<u8> {
+    let Some(length) = bytes
+        .get(..8)
+        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize)
+    else {
+        return bytes;
+    };
+    let Some(text) = bytes.get(8..8 + length) else {
+        return bytes;
+    };
+    let Ok(mut header) = serde_json::from_slice::<serde_json::Value>(text) else {
+        return bytes;
+    };
+    if let Some(metadata) = header
+        .get_mut("__metadata__")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        let mut entries: Vec<(String, serde_json::Value)> =
+            std::mem::take(metadata).into_iter().collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        metadata.extend(entries);
+    }
+    let Ok(mut sorted) = serde_json::to_vec(&header) else {
+        return bytes;
+    };
+    if sorted.len() > length {
+        return bytes;
+    }
+    // The library pads the header with spaces to its alignment.
+    sorted.resize(length, b' ');
+    bytes[8..8 + length].copy_from_slice(&sorted);
+    bytes
 }
 
 /// The ONNX model of `weights`, as bytes, with `metadata` as key/value

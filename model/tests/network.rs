@@ -475,9 +475,20 @@ fn the_safetensors_export_holds_the_folded_weights() {
     let config = small_config();
     let network = config.init(&device);
     let folded = grandmaitre_model::FoldedWeights::new(&network);
-    let metadata = [("game".to_string(), "heraldis".to_string())];
+    let metadata: Vec<(String, String)> = ["game", "encoding_version", "a", "z", "m"]
+        .iter()
+        .map(|key| (key.to_string(), format!("{key} value")))
+        .chain([("game".to_string(), "heraldis".to_string())])
+        .collect();
     let bytes =
         grandmaitre_model::onnx::safetensors(&folded, &config, &metadata).expect("serialised");
+    // The same file every time, though the library keeps the metadata in
+    // a hash map.
+    for _ in 0..8 {
+        let again =
+            grandmaitre_model::onnx::safetensors(&folded, &config, &metadata).expect("serialised");
+        assert!(again == bytes, "the export is the same file every time");
+    }
     let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).expect("header");
     assert_eq!(
         header

@@ -51,7 +51,7 @@ use grandmaitre_model::calibration::measure::{
     network_predictions, steadiness,
 };
 use grandmaitre_model::calibration::records::{
-    Played, RECORDS_FORMAT, RecordsHeader, pool_records, records_text,
+    Played, RECORDS_FORMAT, RecordsHeader, distinct_games, pool_records, records_text,
 };
 use grandmaitre_model::calibration::{self, Calibration};
 use grandmaitre_model::checkpoint::{read_metadata, write_metadata};
@@ -193,6 +193,12 @@ pub fn calibrate<G: Registered>(
         (header, played, held_out, seeds)
     };
 
+    // Repeated games out before the split: a copy of a fitting game is no
+    // held-out game.
+    let (played, held_out, duplicates) = distinct_games(played, held_out);
+    if played.len() + held_out.len() < 4 {
+        bail!("fewer than 4 distinct games: nothing to fit and measure");
+    }
     let (fit, test): (Vec<&Played>, Vec<&Played>) = if held_out.is_empty() {
         let mut order: Vec<usize> = (0..played.len()).collect();
         order.shuffle(&mut SmallRng::seed_from_u64(header.seed ^ 0xCA11));
@@ -318,7 +324,7 @@ pub fn calibrate<G: Registered>(
         }));
     }
     let summary = format!(
-        "model {}\n{} games ({} positions fit the calibration, {} held-out games with {} positions measure it), \
+        "model {}\n{} distinct games ({duplicates} repeated games dropped; {} positions fit the calibration, {} held-out games with {} positions measure it), \
              {players}, bar {} simulations, openings of {first_ply}–{} random plies (positions after them only), {}\n\
              temperature T = {:.4}, then {} (chosen on a quarter of the fitting games by log-loss, \
              a smooth map unless blocks are better by over 1 %: \
@@ -382,6 +388,7 @@ pub fn calibrate<G: Registered>(
     let report = json!({
         "model": model_name,
         "games": fit.len() + test.len(),
+        "repeated_games_dropped": duplicates,
         "fit_games": fit.len(),
         "test_games": test.len(),
         "fit_positions": positions(&fit),

@@ -3,9 +3,10 @@
 // 10, on 20 distinct positions of random games (seeded, 0 to 12 plies),
 // each with nothing kept from the others (the module's cache of network
 // outputs emptied), median and worst. A benchmark, not a test: run it on a
-// quiet machine.
+// quiet machine. SLOWDOWN slows the page's CPU that many times (DevTools'
+// CPU throttling: 4 is a mid-range phone).
 //
-//   node bench/timing.mjs APP_DIR [POSITIONS]
+//   node bench/timing.mjs APP_DIR [POSITIONS [SLOWDOWN]]
 //
 // APP_DIR is a folder assembled by scripts/web-app.sh.
 
@@ -14,13 +15,14 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-const [appArgument, countArgument = '20'] = process.argv.slice(2);
-if (!appArgument) {
-  console.error('usage: node bench/timing.mjs APP_DIR [POSITIONS]');
+const [appArgument, countArgument = '20', slowdownArgument = '1'] = process.argv.slice(2);
+const count = Number(countArgument);
+const slowdown = Number(slowdownArgument);
+if (!appArgument || !(Number.isInteger(count) && count > 0) || !(slowdown >= 1)) {
+  console.error('usage: node bench/timing.mjs APP_DIR [POSITIONS [SLOWDOWN]]');
   process.exit(2);
 }
 const appDir = path.resolve(appArgument);
-const count = Number(countArgument);
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
 
 const server = createServer(async (request, response) => {
@@ -46,6 +48,10 @@ try {
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${server.address().port}/?mode=duo`);
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.status), null, { timeout: 120_000 });
+  if (slowdown > 1) {
+    const devtools = await page.context().newCDPSession(page);
+    await devtools.send('Emulation.setCPUThrottlingRate', { rate: slowdown });
+  }
   const times = await page.evaluate(async (count) => {
     const { GrandMaitre, Position } = await import('./heraldis.js');
     const ort = await import('./ort.wasm.min.mjs');
@@ -102,8 +108,9 @@ try {
   for (const t of times) {
     console.log(`${t.position.padEnd(36)} conseil ${t.advice.toFixed(0).padStart(5)} ms (${t.visits} visits)  bar ${t.bar.toFixed(0).padStart(4)} ms`);
   }
-  console.log(`« Conseil » (level 10) over ${times.length} positions: ${summary('advice')}`);
-  console.log(`the bar (64 simulations) over ${times.length} positions: ${summary('bar')}`);
+  const slowed = slowdown > 1 ? `, CPU slowed ${slowdown}×` : '';
+  console.log(`« Conseil » (level 10) over ${times.length} positions${slowed}: ${summary('advice')}`);
+  console.log(`the bar (64 simulations) over ${times.length} positions${slowed}: ${summary('bar')}`);
 } finally {
   await browser.close();
   server.close();

@@ -46,6 +46,49 @@ impl Played {
     }
 }
 
+/// The fitting games and the held-out games with every repeated game
+/// dropped (its first copy kept, the order kept; a held-out game that is
+/// a copy of a fitting game dropped from the held-out ones), and how many
+/// were dropped. Two records are the same game when they agree position
+/// by position: the bar's and the network's values, the sides to move,
+/// the result and the levels (the bar's search is deterministic, so the
+/// same moves give the same values; level-10 self-play has no noise, and
+/// two games from one opening are one game). The held-out measure and its
+/// bootstrap then count each game once, and never a fitting one.
+pub fn distinct_games(
+    fit: Vec<Played>,
+    held_out: Vec<Played>,
+) -> (Vec<Played>, Vec<Played>, usize) {
+    let mut seen = std::collections::HashSet::new();
+    let before = fit.len() + held_out.len();
+    let mut keep = |games: Vec<Played>| -> Vec<Played> {
+        games
+            .into_iter()
+            .filter(|game| seen.insert(identity(game)))
+            .collect()
+    };
+    let fit = keep(fit);
+    let held_out = keep(held_out);
+    let dropped = before - fit.len() - held_out.len();
+    (fit, held_out, dropped)
+}
+
+/// What tells one recorded game from another (see [`distinct_games`]).
+fn identity(game: &Played) -> Vec<u32> {
+    let bits = |triples: &[[f32; 3]]| {
+        triples
+            .iter()
+            .flat_map(|t| t.map(f32::to_bits))
+            .collect::<Vec<u32>>()
+    };
+    let mut key = bits(&game.predictions);
+    key.extend(bits(&game.network));
+    key.extend(game.sides.iter().map(|&s| u32::from(s)));
+    key.push(game.result as u32);
+    key.extend(game.levels.unwrap_or([0, 0]));
+    key
+}
+
 /// The first line of a records file: how its games were played.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordsHeader {

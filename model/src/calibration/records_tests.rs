@@ -260,3 +260,42 @@ fn a_probability_beyond_one_is_refused() {
         .expect_err("beyond one");
     assert_eq!(error, "games.jsonl:2: inconsistent game record");
 }
+
+#[test]
+fn repeated_games_are_dropped_before_the_split_and_a_held_out_copy_of_a_fitting_game_too() {
+    let (_, games) = parse_records(
+        &shipped(),
+        Path::new("seed-1.jsonl"),
+        "heraldis",
+        BAR_SIMULATIONS,
+    )
+    .expect("records");
+    let (a, b, c) = (games[0].clone(), games[1].clone(), games[2].clone());
+    // The fitting games: a, b, a again; held out: b (a fitting game), c, c.
+    let fit = vec![a.clone(), b.clone(), a.clone()];
+    let held_out = vec![b.clone(), c.clone(), c.clone()];
+    let (fit, held_out, dropped) = distinct_games(fit, held_out);
+    assert_eq!(fit, vec![a.clone(), b]);
+    assert_eq!(held_out, vec![c]);
+    assert_eq!(dropped, 3);
+    // A game that differs in one value at one position is another game.
+    let mut other = a.clone();
+    other.predictions[0][0] = f32::from_bits(other.predictions[0][0].to_bits() + 1);
+    let (fit, _, dropped) = distinct_games(vec![a, other], Vec::new());
+    assert_eq!((fit.len(), dropped), (2, 0));
+}
+
+#[test]
+fn the_shipped_level_10_self_play_files_repeat_games() {
+    // What the held-out measure once counted twice: level-10 self-play
+    // has no noise, so two games from one opening are one game.
+    let files: Vec<String> = (301..=307)
+        .map(|seed| format!("../checkpoints/heraldis/calibration-games/self-{seed}.jsonl"))
+        .collect();
+    let (_, per_file) = pool_records(&files, "heraldis", BAR_SIMULATIONS).expect("records");
+    let games: Vec<Played> = per_file.into_iter().flat_map(|(_, g)| g).collect();
+    let total = games.len();
+    let (distinct, _, dropped) = distinct_games(games, Vec::new());
+    assert_eq!(distinct.len() + dropped, total);
+    assert!(dropped > 0, "{total} games, none repeated");
+}
