@@ -19,7 +19,7 @@ fi
 out=$1
 export_dir=${2:-checkpoints/heraldis/export}
 dist=web/node_modules/onnxruntime-web/dist
-for file in model.onnx model.json heraldis.js grandmaitre.js search.js; do
+for file in model.onnx model.json heraldis.js grandmaitre.js search.js solve.js; do
     if [ ! -f "$export_dir/$file" ]; then
         echo "web-app: $export_dir/$file is missing (grandmaitre export --model checkpoints/heraldis --out $export_dir)" >&2
         exit 1
@@ -36,7 +36,7 @@ mkdir -p "$parent"
 staging=$(mktemp -d "$parent/.web-app.XXXXXX")
 trap 'rm -rf "$staging"' EXIT
 cp web/demo/index.html web/demo/app.js "$staging/"
-cp "$export_dir"/{model.onnx,model.json,heraldis.js,grandmaitre.js,search.js} "$staging/"
+cp "$export_dir"/{model.onnx,model.json,heraldis.js,grandmaitre.js,search.js,solve.js} "$staging/"
 # The solution book, when the export has one (model.json names it).
 if [ -f "$export_dir/book.txt" ]; then
     cp "$export_dir/book.txt" "$staging/"

@@ -129,6 +129,11 @@ fn export_writes_onnx_and_its_description() {
     assert!(search.contains("export class Search"));
     assert_eq!(description["files"]["grandmaitre"], "grandmaitre.js");
     assert_eq!(description["files"]["search"], "search.js");
+    assert_eq!(description["files"]["solve"], "solve.js");
+    assert_eq!(
+        description["search"]["guard_nodes"],
+        grandmaitre_engine::guard::GUARD_NODES
+    );
     // The search's settings are the engine's: the modules read them here.
     let settings = &description["search"];
     let engine = grandmaitre_engine::search::SearchConfig::default();

@@ -501,9 +501,50 @@ export class Heraldis {
 
   /** `position` with every cell moved by `map` (pieces and truce cell). */
   mapPosition(position, map) {
-    const moved = (pieces) => cellsOf(pieces).reduce((bits, cell) => bits | bit(map[cell]), 0);
+    const moved = (pieces) => {
+      let bits = 0;
+      for (let rest = pieces; rest !== 0; rest &= rest - 1) {
+        bits |= bit(map[31 - Math.clz32(rest & -rest)]);
+      }
+      return bits;
+    };
     const truce = position.truce >= 0 ? map[position.truce] : -1;
     return new Position(moved(position.pieces[0]), moved(position.pieces[1]), position.ply, truce);
+  }
+
+  /**
+   * The cell maps under which the rules are the same (the identity
+   * first): the board's eight symmetries that keep the layout.
+   */
+  ruleSymmetries() {
+    if (this.symmetries === undefined) {
+      const last = SIZE - 1;
+      const images = [
+        (f, r) => [f, r],
+        (f, r) => [r, last - f],
+        (f, r) => [last - f, last - r],
+        (f, r) => [last - r, f],
+        (f, r) => [last - f, r],
+        (f, r) => [f, last - r],
+        (f, r) => [r, f],
+        (f, r) => [last - r, last - f],
+      ];
+      const site = (cell) => [...this.layout.sites[cell]].sort().join(',');
+      this.symmetries = images
+        .map((image) =>
+          Array.from({ length: CELLS }, (_, cell) => {
+            const [file, rank] = image(fileOf(cell), rankOf(cell));
+            return cellAt(file, rank);
+          }),
+        )
+        .filter((map) => map.every((to, from) => site(to) === site(from)));
+    }
+    return this.symmetries;
+  }
+
+  /** Two numbers that tell positions apart (the solver's table keys). */
+  positionKey(position) {
+    return [position.pieces[0] * 33554432 + position.pieces[1], position.ply * 32 + position.truce + 1];
   }
 
   /** `action` with its cell moved by `map` (pass stays pass). */

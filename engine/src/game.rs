@@ -434,6 +434,15 @@ pub trait Hints: Game {
         None
     }
 
+    /// The positions each solve may expand where the Grand Maître at full
+    /// strength asks the exact solver before it trusts its search
+    /// ([`crate::guard`]): a game opts in where a solve is cheap and
+    /// exact (a few milliseconds for the budget, no repetitions). 0, the
+    /// default: no solver.
+    fn guard_nodes(&self) -> u64 {
+        0
+    }
+
     /// Each grid cell's owner once the game `state` is over, from
     /// `player`'s point of view: 1 own, −1 the opponent's, 0 nobody's or
     /// off the board, written to `owners` (height × width, row-major, as a

@@ -32,7 +32,7 @@
 use crate::agent::{Agent, MctsAgent};
 use crate::book::Book;
 use crate::game::{Action, Hints, Outcome, Playable};
-use crate::guard::{GUARD_NODES, Guard};
+use crate::guard::Guard;
 use crate::search::{Evaluator, MoveChoice, SearchConfig, SearchResult};
 
 /// One playing level.
@@ -180,9 +180,10 @@ pub fn advise<G: Playable, E: Evaluator<G> + Send>(
     let result = agent.last_result().cloned().expect("the agent searched");
     let guarded = match booked {
         Some(_) => None,
-        None if agent.plays_its_best() => {
+        None if agent.plays_its_best() && game.guard_nodes() > 0 => {
             let preference: Vec<Action> = result.children.iter().map(|c| c.action).collect();
-            Some(Guard::new(game.clone(), GUARD_NODES).check(game, state, searched, &preference))
+            let mut guard = Guard::new(game.clone(), game.guard_nodes());
+            Some(guard.check(game, state, searched, &preference))
         }
         None => None,
     };

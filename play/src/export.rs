@@ -16,12 +16,14 @@ use anyhow::{Context, Result};
 use burn::tensor::Device;
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::game::rule_symmetries;
+use grandmaitre_engine::guard::Guard;
 use grandmaitre_engine::levels::{ADVICE_LEVEL, LEVELS};
 use grandmaitre_engine::search::{
     EvaluationRequest, Evaluations, Evaluator, MoveChoice, MovesLeftConfig, Search, SearchConfig,
     SearchResult, UniformEvaluator,
 };
-use grandmaitre_engine::{Action, ForPlayers, Game, ToMove};
+use grandmaitre_engine::solve::{Budget, Solution, Solver};
+use grandmaitre_engine::{Action, ForPlayers, Game, Outcome, ToMove};
 use grandmaitre_model::bar::{BAR_SIMULATIONS, bar};
 use grandmaitre_model::inference::softmax3;
 use grandmaitre_model::{
@@ -120,8 +122,9 @@ pub fn export<G: Registered>(game: &G, checkpoint: &Checkpoint, out: &Path) -> R
             "module": notes.modules.first().map(|(name, _)| name),
             "grandmaitre": notes.modules.get(1).map(|(name, _)| name),
             "search": notes.modules.get(2).map(|(name, _)| name),
+            "solve": notes.modules.get(3).map(|(name, _)| name),
         },
-        "search": search_settings(),
+        "search": search_settings(game),
         "test_vectors": vectors,
         "search_vectors": searches,
     });
@@ -324,15 +327,19 @@ fn search_vectors<G: Registered>(
         },
         "bar": bars,
         "book": booked,
+        // What an app's solver must reproduce (only a game with an app has
+        // one; the positions cost a few seconds of solving).
+        "guard": (!game.export_notes().modules.is_empty() && game.guard_nodes() > 0)
+            .then(|| guard_vectors(game)),
     })
 }
 
 /// The engine's search settings as the levels, the advice and the bar run
 /// them: what a runtime's search reads (`web/search.js`), never copies.
-fn search_settings() -> serde_json::Value {
+fn search_settings<G: Registered>(game: &G) -> serde_json::Value {
     let config = SearchConfig::default();
     json!({
-        "meaning": "PUCT's constants (c_puct, c_puct_base, fpu_reduction), the leaves gathered per network batch, the Monte-Carlo solver and tree reuse, as every level, the advice and the bar search; levels: simulations, the move choice's temperature on visit counts (0: the move of best lower confidence bound) and the probability of a uniformly random legal move; advice_level: the level of the advice; bar_simulations: the bar's search",
+        "meaning": "PUCT's constants (c_puct, c_puct_base, fpu_reduction), the leaves gathered per network batch, the Monte-Carlo solver and tree reuse, as every level, the advice and the bar search; levels: simulations, the move choice's temperature on visit counts (0: the move of best lower confidence bound) and the probability of a uniformly random legal move; advice_level: the level of the advice; bar_simulations: the bar's search; guard_nodes: the positions each solve of the guard may expand, where the levels that play their best ask the solver before trusting their search (search_vectors.guard)",
         "c_puct": config.c_puct,
         "c_puct_base": config.c_puct_base,
         "fpu_reduction": config.fpu_reduction,
@@ -347,6 +354,84 @@ fn search_settings() -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "advice_level": ADVICE_LEVEL,
         "bar_simulations": BAR_SIMULATIONS,
+        "guard_nodes": game.guard_nodes(),
+    })
+}
+
+/// The solver before the search (`grandmaitre_engine::guard`), as a
+/// runtime must reproduce it: positions near the end of random games, each
+/// with the solver's value and node count within the guard's budget, and
+/// the guard's answer for every legal move offered as the search's (the
+/// others, in the game's order, as its preference), one fresh guard per
+/// position.
+fn guard_vectors<G: Registered>(game: &G) -> serde_json::Value {
+    let budget = Budget {
+        nodes: game.guard_nodes(),
+        seconds: f64::INFINITY,
+    };
+    let mut states: Vec<(G::State, usize)> = Vec::new();
+    let mut actions = Vec::new();
+    // Positions the solver proves after a search, at once, or not at all
+    // within the budget.
+    let wanted = [4, 2, 2];
+    for state in grandmaitre_engine::game::random_states(game, 120, 60, 48) {
+        if game.outcome(&state).is_some() || states.iter().any(|(s, _)| *s == state) {
+            continue;
+        }
+        let report = Solver::new(game.clone()).solve(&state, budget);
+        let kind = match (report.solution, report.nodes) {
+            (Solution::Unknown, _) => 2,
+            (_, 0..=1) => 1,
+            _ => 0,
+        };
+        if states.iter().filter(|(_, k)| *k == kind).count() < wanted[kind] {
+            states.push((state, kind));
+        }
+        if states.len() == wanted.iter().sum::<usize>() {
+            break;
+        }
+    }
+    let name = |outcome: Outcome| match outcome {
+        Outcome::Win => "win",
+        Outcome::Draw => "draw",
+        Outcome::Loss => "loss",
+    };
+    let vectors: Vec<serde_json::Value> = states
+        .iter()
+        .map(|(state, _)| {
+            let report = Solver::new(game.clone()).solve(state, budget);
+            game.legal_actions(state, &mut actions);
+            let mut guard = Guard::new(game.clone(), game.guard_nodes());
+            let checks: Vec<serde_json::Value> = actions
+                .iter()
+                .map(|&searched| {
+                    let preference: Vec<Action> =
+                        actions.iter().copied().filter(|&a| a != searched).collect();
+                    let guarded = guard.check(game, state, searched, &preference);
+                    json!({
+                        "searched": game.format_action(state, searched),
+                        "move": game.format_action(state, guarded.action),
+                        "proven": guarded.proven.map(name),
+                        "overruled": guarded.overruled,
+                    })
+                })
+                .collect();
+            json!({
+                "position": game.format_state(state),
+                "solution": match report.solution {
+                    Solution::Solved(outcome) => Some(name(outcome)),
+                    Solution::Unknown => None,
+                },
+                "best_move": report.best_move.map(|a| game.format_action(state, a)),
+                "nodes": report.nodes,
+                "checks": checks,
+            })
+        })
+        .collect();
+    json!({
+        "meaning": format!("the solver (df-pn, its table keyed by the position reduced by the rules' symmetries) within {} positions a solve: each position's value for the side to move (null: unknown), a move keeping it and the positions expanded; then one guard, kept across the checks, asked about each legal move in turn as the search's, the other moves as its preference (the game's order)", game.guard_nodes()),
+        "nodes": game.guard_nodes(),
+        "positions": vectors,
     })
 }
 

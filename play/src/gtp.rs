@@ -24,7 +24,7 @@ use anyhow::Result;
 use grandmaitre_engine::agent::{Agent, MctsAgent};
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::game::OneLine;
-use grandmaitre_engine::guard::{GUARD_NODES, Guard};
+use grandmaitre_engine::guard::Guard;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{Evaluator, MoveChoice, RolloutEvaluator, SearchConfig};
 use grandmaitre_engine::{Action, ForPlayers, Player};
@@ -418,14 +418,16 @@ impl<G: Registered> Session<G> {
             (None, Some(action)) => action,
             (None, None) => {
                 let searched = self.agent.select(&self.game, &self.state);
-                if self.agent.plays_its_best() {
+                if self.agent.plays_its_best() && self.game.guard_nodes() > 0 {
                     let preference: Vec<Action> = self
                         .agent
                         .last_result()
                         .map(|r| r.children.iter().map(|c| c.action).collect())
                         .unwrap_or_default();
                     self.guard
-                        .get_or_insert_with(|| Guard::new(self.game.clone(), GUARD_NODES))
+                        .get_or_insert_with(|| {
+                            Guard::new(self.game.clone(), self.game.guard_nodes())
+                        })
                         .check(&self.game, &self.state, searched, &preference)
                         .action
                 } else {

@@ -14,7 +14,7 @@ use grandmaitre_engine::Game;
 use grandmaitre_engine::agent::{Agent, MctsAgent, RandomAgent, RandomOpening};
 use grandmaitre_engine::book::{Book, BookAgent};
 use grandmaitre_engine::game::OneLine;
-use grandmaitre_engine::guard::{GUARD_NODES, GuardedAgent};
+use grandmaitre_engine::guard::GuardedAgent;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{
     MoveChoice, MovesLeftConfig, RolloutEvaluator, SearchConfig, UniformEvaluator,
@@ -447,7 +447,7 @@ impl PreparedPlayer {
                     .with_noise(tuning.noise),
                 );
                 if solver {
-                    agent = Box::new(GuardedAgent::new(agent, GUARD_NODES));
+                    agent = Box::new(GuardedAgent::new(agent, game.guard_nodes()));
                 }
                 if let Some(book) = &self.book {
                     let book = Arc::clone(book)

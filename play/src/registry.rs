@@ -49,7 +49,7 @@ pub struct ExportNotes {
     /// The JavaScript modules of the game's app (file name, contents), if
     /// it has one: first the game's (its rules and encoding; it imports the
     /// others), then the game-neutral Grand Maître (the model, the bar, the
-    /// book, the levels), then the engine's search.
+    /// book, the levels), then the engine's search, then its solver.
     pub modules: &'static [(&'static str, &'static str)],
 }
 
@@ -139,6 +139,7 @@ impl Registered for Heraldis {
                 ("heraldis.js", include_str!("../../web/heraldis.js")),
                 ("grandmaitre.js", include_str!("../../web/grandmaitre.js")),
                 ("search.js", include_str!("../../web/search.js")),
+                ("solve.js", include_str!("../../web/solve.js")),
             ],
         }
     }

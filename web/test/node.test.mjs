@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 
 import { applyCurves, curveAt, scaleByTemperature } from '../grandmaitre.js';
+import { Guard, Solver } from '../solve.js';
 import {
   ACTION_COUNT,
   CELLS,
@@ -612,6 +613,51 @@ describe('the search against the engine', () => {
     );
     assert.equal(advice.visits, grandMaitre.level(description.search.advice_level).simulations);
     assert.equal(advice.principalVariation[0], advice.children[0].move);
+  });
+
+  test('the solver and the guard prove what the engine proves, position for position', () => {
+    const guardVectors = vectors.guard;
+    assert.ok(guardVectors.positions.length >= 6);
+    assert.equal(guardVectors.nodes, description.search.guard_nodes);
+    const game = grandMaitre.game;
+    let overruled = 0;
+    for (const vector of guardVectors.positions) {
+      const position = game.parsePosition(vector.position);
+      const report = new Solver(game).solve(position, guardVectors.nodes);
+      assert.equal(report.solution, vector.solution, vector.position);
+      assert.equal(report.bestMove === null ? null : game.formatAction(position, report.bestMove), vector.best_move);
+      assert.equal(report.nodes, vector.nodes, `${vector.position}: positions expanded`);
+      const guard = new Guard(game, guardVectors.nodes);
+      const actions = game.legalActions(position);
+      for (const check of vector.checks) {
+        const searched = game.parseAction(position, check.searched);
+        const guarded = guard.check(
+          position,
+          searched,
+          actions.filter((a) => a !== searched),
+        );
+        assert.equal(game.formatAction(position, guarded.action), check.move, `${vector.position} ${check.searched}`);
+        assert.equal(guarded.proven, check.proven);
+        assert.equal(guarded.overruled, check.overruled);
+        overruled += guarded.overruled ? 1 : 0;
+      }
+    }
+    assert.ok(overruled > 0, 'some searched moves are overruled');
+  });
+
+  test('at full strength the solver overrules a search that walks into a loss', async () => {
+    // Level 10's search prefers b2 here, which loses in 5 plies; c2 wins.
+    const trap = 'L4/D2D1/DL3/3L1/5 l - 6';
+    const advice = await grandMaitre.advise(trap);
+    assert.equal(advice.children[0].move, 'b2', 'the search\'s own choice');
+    assert.equal(advice.move, 'c2');
+    assert.equal(advice.solved, 'win');
+    assert.equal(advice.solverOverruled, true);
+    assert.deepEqual(advice.principalVariation, ['c2']);
+    // A gentle level plays as its search and randomness say.
+    const gentle = await grandMaitre.player({ level: 3, seed: 1 }).select(trap);
+    assert.equal(gentle.solverOverruled, false);
+    assert.equal(gentle.solved, null);
   });
 
   test('a player keeps its tree from move to move', async () => {

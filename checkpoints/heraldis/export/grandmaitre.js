@@ -19,6 +19,7 @@
 // `String(position)`.
 
 import { LOSS, Player, Search, WIN, orient, searchSettings, softmax3 } from './search.js';
+import { Guard } from './solve.js';
 
 /** Shows user input on one line, shortened if long. */
 export function shown(text) {
@@ -659,8 +660,11 @@ export class GrandMaitre {
   /**
    * A player at a level (1 to 10) for a whole game, as the engine's agent
    * plays: it keeps its tree from one move to the next. `select(position)`
-   * resolves to its move and search; `observe(position, move)` tells it of
-   * every move played (its own and the opponent's). Where the solution
+   * resolves to its move and search (with `solved`, the value the book or
+   * the solver proved, and `solverOverruled`); `observe(position, move)`
+   * tells it of every move played (its own and the opponent's). A level
+   * that plays its best asks the solver before it trusts its search, as
+   * the engine does (solve.js). Where the solution
    * book proves a win, a level that plays its best (7 to 10) plays the
    * book's move without searching (`fromBook`), unless `book` is false.
    */
@@ -671,6 +675,10 @@ export class GrandMaitre {
       this.game.samePosition(a, b),
     );
     const useBook = book && playsItsBest(chosen);
+    // At full strength, the solver before the search (solve.js), its table
+    // kept for the whole game.
+    const guard =
+      playsItsBest(chosen) && this.settings.guardNodes > 0 ? new Guard(this.game, this.settings.guardNodes) : null;
     return {
       level: chosen,
       async select(position) {
@@ -689,10 +697,25 @@ export class GrandMaitre {
             principalVariation: [move],
             children: [],
             fromBook: true,
+            solved: WIN,
+            solverOverruled: false,
           };
         }
-        const { action, result } = await player.select(root);
-        return { ...grandMaitre.described(root, player.search, result, action), fromBook: false };
+        const { action: searched, result } = await player.select(root);
+        const guarded =
+          guard === null
+            ? { action: searched, proven: null, overruled: false }
+            : guard.check(
+                root,
+                searched,
+                result.children.map((c) => c.action),
+              );
+        const described = grandMaitre.described(root, player.search, result, guarded.action);
+        if (guarded.overruled) {
+          // The search's line began with the move the solver overruled.
+          described.principalVariation = [described.move];
+        }
+        return { ...described, fromBook: false, solved: guarded.proven, solverOverruled: guarded.overruled };
       },
       observe(position, move) {
         const root = grandMaitre.position(position);

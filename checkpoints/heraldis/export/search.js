@@ -20,7 +20,8 @@ const f32 = Math.fround;
 /**
  * The search's settings, read from an export's model.json (`search`, which
  * the engine writes from its own `SearchConfig`, levels and bar): `{ search,
- * levels, adviceLevel, barSimulations, level(number) }`, where `search` is
+ * levels, adviceLevel, barSimulations, guardNodes, level(number) }`, where
+ * `guardNodes` is the budget of each solve of the guard (solve.js), `search` is
  * what `Search` takes, the levels (engine/src/levels.rs) are `{ number,
  * simulations, temperature, noise }` (the move-choice temperature on visit
  * counts, 0 for the move of best lower confidence bound, and the
@@ -30,7 +31,9 @@ const f32 = Math.fround;
 export function searchSettings(description) {
   const given = description?.search;
   const fail = (what) => {
-    throw new Error(`invalid model description: search.${what} (export the model again)`);
+    const line = what.replace(/[\r\n\t\v\f\u0085\u2028\u2029]+/g, ' ');
+    const short = line.length > 200 ? `${line.slice(0, 197)}...` : line;
+    throw new Error(`invalid model description: search.${short} (export the model again)`);
   };
   if (!given || typeof given !== 'object') {
     fail('is missing: it gives the engine\'s search settings and levels');
@@ -87,7 +90,8 @@ export function searchSettings(description) {
   };
   const adviceLevel = number('advice_level', (v) => levels.some((l) => l.number === v));
   const barSimulations = number('bar_simulations', whole);
-  return Object.freeze({ search, levels, adviceLevel, barSimulations, level });
+  const guardNodes = number('guard_nodes', (v) => Number.isInteger(v) && v >= 0);
+  return Object.freeze({ search, levels, adviceLevel, barSimulations, guardNodes, level });
 }
 
 const UNKNOWN = 0;

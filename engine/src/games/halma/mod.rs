@@ -548,6 +548,10 @@ impl Symmetric for Halma {
 }
 
 impl Hints for Halma {
+    fn guard_nodes(&self) -> u64 {
+        crate::guard::GUARD_NODES
+    }
+
     /// Every piece in the opposing yard (both sides done), then `plies`
     /// random moves of each side played backwards, Black's first: a move is
     /// its own reverse (steps and jumps alike), so a backward move is a

@@ -546,6 +546,10 @@ impl Symmetric for Heraldis {
 }
 
 impl Hints for Heraldis {
+    fn guard_nodes(&self) -> u64 {
+        crate::guard::GUARD_NODES
+    }
+
     /// The pieces on the board at the end (a cell's plane offset is its
     /// index).
     fn ownership(&self, state: &Position, player: Player, owners: &mut [f32]) -> bool {
