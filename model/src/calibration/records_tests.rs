@@ -231,8 +231,8 @@ proptest! {
     }
 }
 
-#[test]
-fn the_shipped_records_read() {
+/// The games of [`shipped`].
+fn shipped_games() -> Vec<Played> {
     let (_, games) = parse_records(
         &shipped(),
         Path::new("seed-1.jsonl"),
@@ -240,7 +240,12 @@ fn the_shipped_records_read() {
         BAR_SIMULATIONS,
     )
     .expect("records");
-    assert_eq!(games.len(), 100);
+    games
+}
+
+#[test]
+fn the_shipped_records_read() {
+    assert_eq!(shipped_games().len(), 100);
 }
 
 #[test]
@@ -263,13 +268,7 @@ fn a_probability_beyond_one_is_refused() {
 
 #[test]
 fn repeated_games_are_dropped_before_the_split_and_a_held_out_copy_of_a_fitting_game_too() {
-    let (_, games) = parse_records(
-        &shipped(),
-        Path::new("seed-1.jsonl"),
-        "heraldis",
-        BAR_SIMULATIONS,
-    )
-    .expect("records");
+    let games = shipped_games();
     let (a, b, c) = (games[0].clone(), games[1].clone(), games[2].clone());
     // The fitting games: a, b, a again; held out: b (a fitting game), c, c.
     let fit = vec![a.clone(), b.clone(), a.clone()];
