@@ -65,11 +65,17 @@ function select(children, orNode) {
   return [best, second];
 }
 
+/** A threshold widened by "1 + ε" (at least by one), ∞ kept. */
+function widen(n, epsilon) {
+  return n >= INFINITE - 1 ? n : Math.max(Math.min(Math.ceil(n * (1 + epsilon)), INFINITE), Math.min(n + 1, INFINITE));
+}
+
 /** A df-pn solver for one game, keeping its table between solves. */
 export class Solver {
   constructor(game) {
     this.game = game;
     this.maps = game.ruleSymmetries();
+    this.keyOf = game.positionKey ? (p) => game.positionKey(p) : (p) => [String(p), 0];
     this.tables = [new Map(), new Map()];
     this.nodes = 0;
     this.budget = Infinity;
@@ -83,10 +89,9 @@ export class Solver {
    * that tell positions apart, or its notation).
    */
   key(position) {
-    const keyOf = (p) => (this.game.positionKey ? this.game.positionKey(p) : [String(p), 0]);
-    let key = keyOf(position);
+    let key = this.keyOf(position);
     for (let index = 1; index < this.maps.length; index += 1) {
-      const image = keyOf(this.game.mapPosition(position, this.maps[index]));
+      const image = this.keyOf(this.game.mapPosition(position, this.maps[index]));
       if (image[0] < key[0] || (image[0] === key[0] && image[1] < key[1])) {
         key = image;
       }
@@ -163,8 +168,6 @@ export class Solver {
     const orNode = position.side === attacker;
     const children = this.game.legalActions(position).map((action) => this.game.applyLegal(position, action));
     const known = children.map((child) => this.finished(child, attacker) ?? { key: this.key(child) });
-    const widen = (n) =>
-      n >= INFINITE - 1 ? n : Math.max(Math.min(Math.ceil(n * (1 + this.epsilon)), INFINITE), Math.min(n + 1, INFINITE));
     for (;;) {
       const numbers = known.map((k) => (k.key === undefined ? k : this.stored(k.key, attacker)));
       entry = combine(numbers, orNode);
@@ -174,8 +177,8 @@ export class Solver {
       const [best, second] = select(numbers, orNode);
       const child = numbers[best];
       const [childProof, childDisproof] = orNode
-        ? [Math.min(proofLimit, widen(second)), add(child.disproof, saturatingSub(disproofLimit, entry.disproof))]
-        : [add(child.proof, saturatingSub(proofLimit, entry.proof)), Math.min(disproofLimit, widen(second))];
+        ? [Math.min(proofLimit, widen(second, this.epsilon)), add(child.disproof, saturatingSub(disproofLimit, entry.disproof))]
+        : [add(child.proof, saturatingSub(proofLimit, entry.proof)), Math.min(disproofLimit, widen(second, this.epsilon))];
       const searched = this.mid(children[best], attacker, childProof, childDisproof);
       if (known[best].key !== undefined) {
         this.store(known[best].key, attacker, searched);

@@ -93,6 +93,21 @@ impl<G: Symmetric> Guard<G> {
         })
     }
 
+    /// [`Guard::check`] with the search's preference taken from its
+    /// result (its moves, most visited first), if it has one.
+    pub fn check_search(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        searched: Action,
+        result: Option<&SearchResult>,
+    ) -> Guarded {
+        let preference: Vec<Action> = result
+            .map(|r| r.children.iter().map(|c| c.action).collect())
+            .unwrap_or_default();
+        self.check(game, state, searched, &preference)
+    }
+
     /// Checks `searched`, the search's move at `state`, against the solver;
     /// `preference` lists the other moves the search would play, best
     /// first (its children by visits).
@@ -184,16 +199,13 @@ impl<G: Symmetric + Hints + 'static> Agent<G> for GuardedAgent<G> {
         if self.nodes == 0 {
             return searched;
         }
-        let preference: Vec<Action> = self
-            .inner
-            .last_result()
-            .map(|result| result.children.iter().map(|c| c.action).collect())
-            .unwrap_or_default();
         let nodes = self.nodes;
         let guard = self
             .guard
             .get_or_insert_with(|| Guard::new(game.clone(), nodes));
-        guard.check(game, state, searched, &preference).action
+        guard
+            .check_search(game, state, searched, self.inner.last_result())
+            .action
     }
 
     fn observe(&mut self, game: &G, state: &G::State, action: Action) {

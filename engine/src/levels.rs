@@ -181,9 +181,8 @@ pub fn advise<G: Playable, E: Evaluator<G> + Send>(
     let guarded = match booked {
         Some(_) => None,
         None if agent.plays_its_best() && game.guard_nodes() > 0 => {
-            let preference: Vec<Action> = result.children.iter().map(|c| c.action).collect();
             let mut guard = Guard::new(game.clone(), game.guard_nodes());
-            Some(guard.check(game, state, searched, &preference))
+            Some(guard.check_search(game, state, searched, Some(&result)))
         }
         None => None,
     };

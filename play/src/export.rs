@@ -22,7 +22,7 @@ use grandmaitre_engine::search::{
     EvaluationRequest, Evaluations, Evaluator, MoveChoice, MovesLeftConfig, Search, SearchConfig,
     SearchResult, UniformEvaluator,
 };
-use grandmaitre_engine::solve::{Budget, Solution, Solver};
+use grandmaitre_engine::solve::{Budget, Solution, SolveReport, Solver};
 use grandmaitre_engine::{Action, ForPlayers, Game, Outcome, ToMove};
 use grandmaitre_model::bar::{BAR_SIMULATIONS, bar};
 use grandmaitre_model::inference::softmax3;
@@ -369,13 +369,13 @@ fn guard_vectors<G: Registered>(game: &G) -> serde_json::Value {
         nodes: game.guard_nodes(),
         seconds: f64::INFINITY,
     };
-    let mut states: Vec<(G::State, usize)> = Vec::new();
+    let mut states: Vec<(G::State, usize, SolveReport)> = Vec::new();
     let mut actions = Vec::new();
     // Positions the solver proves after a search, at once, or not at all
     // within the budget.
     let wanted = [4, 2, 2];
     for state in grandmaitre_engine::game::random_states(game, 120, 60, 48) {
-        if game.outcome(&state).is_some() || states.iter().any(|(s, _)| *s == state) {
+        if game.outcome(&state).is_some() || states.iter().any(|(s, _, _)| *s == state) {
             continue;
         }
         let report = Solver::new(game.clone()).solve(&state, budget);
@@ -384,8 +384,8 @@ fn guard_vectors<G: Registered>(game: &G) -> serde_json::Value {
             (_, 0..=1) => 1,
             _ => 0,
         };
-        if states.iter().filter(|(_, k)| *k == kind).count() < wanted[kind] {
-            states.push((state, kind));
+        if states.iter().filter(|(_, k, _)| *k == kind).count() < wanted[kind] {
+            states.push((state, kind, report));
         }
         if states.len() == wanted.iter().sum::<usize>() {
             break;
@@ -398,8 +398,7 @@ fn guard_vectors<G: Registered>(game: &G) -> serde_json::Value {
     };
     let vectors: Vec<serde_json::Value> = states
         .iter()
-        .map(|(state, _)| {
-            let report = Solver::new(game.clone()).solve(state, budget);
+        .map(|(state, _, report)| {
             game.legal_actions(state, &mut actions);
             let mut guard = Guard::new(game.clone(), game.guard_nodes());
             let checks: Vec<serde_json::Value> = actions

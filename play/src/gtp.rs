@@ -419,16 +419,11 @@ impl<G: Registered> Session<G> {
             (None, None) => {
                 let searched = self.agent.select(&self.game, &self.state);
                 if self.agent.plays_its_best() && self.game.guard_nodes() > 0 {
-                    let preference: Vec<Action> = self
-                        .agent
-                        .last_result()
-                        .map(|r| r.children.iter().map(|c| c.action).collect())
-                        .unwrap_or_default();
                     self.guard
                         .get_or_insert_with(|| {
                             Guard::new(self.game.clone(), self.game.guard_nodes())
                         })
-                        .check(&self.game, &self.state, searched, &preference)
+                        .check_search(&self.game, &self.state, searched, self.agent.last_result())
                         .action
                 } else {
                     searched

@@ -555,11 +555,6 @@ impl Notation for Bulltricker {
 }
 
 impl Symmetric for Bulltricker {
-    /// The mirror swapping left and right keeps the rules.
-    fn transformed(&self, _symmetry: Symmetry) -> Bulltricker {
-        self.clone()
-    }
-
     fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
         if symmetry.0 == 0 {
             return state.clone();

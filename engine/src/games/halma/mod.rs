@@ -514,11 +514,6 @@ impl Notation for Halma {
 }
 
 impl Symmetric for Halma {
-    /// The reflection keeps each yard: the rules are the same.
-    fn transformed(&self, _symmetry: Symmetry) -> Halma {
-        self.clone()
-    }
-
     fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
         if symmetry.0 == 0 {
             return *state;

@@ -384,12 +384,6 @@ impl Notation for Havannah {
 }
 
 impl Symmetric for Havannah {
-    /// The hexagon is symmetric and the rules have no board-dependent
-    /// parameters: the game is the same.
-    fn transformed(&self, _symmetry: Symmetry) -> Havannah {
-        self.clone()
-    }
-
     fn transform_state(&self, state: &Position, symmetry: Symmetry) -> Position {
         let symmetry = usize::from(symmetry.0);
         Position {
