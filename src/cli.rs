@@ -227,6 +227,12 @@ pub struct AdviseArgs {
     /// Seed of the levels' move choice.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub seed: u64,
+    /// Who plays each side, for the bar, in the game's colours:
+    /// `light=3,dark=human` (a level 1-10 or `human`, a person of unknown
+    /// strength; a side left out is level 10; default: level 10 on both
+    /// sides).
+    #[arg(long)]
+    pub players: Option<String>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -240,6 +246,12 @@ pub struct WinprobArgs {
     /// the program).
     #[arg(long)]
     pub model: Option<std::path::PathBuf>,
+    /// Who plays each side, for the bar, in the game's colours:
+    /// `light=3,dark=human` (a level 1-10 or `human`, a person of unknown
+    /// strength; a side left out is level 10; default: level 10 on both
+    /// sides).
+    #[arg(long)]
+    pub players: Option<String>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -266,8 +278,10 @@ pub struct CalibrateArgs {
     #[arg(long, default_value_t = 6, allow_negative_numbers = true)]
     pub opening_plies: u32,
     /// Who plays: `self` (--level against itself, its random moves left
-    /// out) or `mixed` (pairs of levels such as 10 v 5 and 7 v 3, as the
-    /// app's players meet them, random moves included, colours swapped).
+    /// out), `mixed` (pairs of levels such as 10 v 5 and 7 v 3, as the
+    /// app's players meet them, random moves included, colours swapped),
+    /// `every` (every ordered pair of levels 1-10 in turn) or ordered pairs
+    /// of levels, the first player's first, such as `10v5,5v10,4v4`.
     #[arg(long, default_value = "self")]
     pub pairing: String,
     /// Seed of the openings and of the split.

@@ -197,15 +197,18 @@ fn gtp_genmove_finds_the_win_and_winprob_sees_it() {
         "gm-position 5/5/5/DDD2/LLL2 l - 6\ngm-winprob\ngenmove light\ngm-winprob\ngenmove dark\n",
     );
     assert_eq!(answers[0], "=");
-    let before: Vec<f32> = answers[1][2..]
-        .split(' ')
+    // Three probabilities, then the proof the bar's search found.
+    let (numbers, proven) = answers[1][2..].split_at(20);
+    let before: Vec<f32> = numbers
+        .split_whitespace()
         .map(|x| x.parse().expect("probability"))
         .collect();
     assert_eq!(before.len(), 3);
     assert!((before.iter().sum::<f32>() - 1.0).abs() < 1e-3);
     assert!(before[0] > 0.99, "Light wins by force: {before:?}");
+    assert_eq!(proven, " proven light wins");
     assert_eq!(answers[2], "= d1");
-    assert_eq!(answers[3], "= 1.0000 0.0000 0.0000");
+    assert_eq!(answers[3], "= 1.0000 0.0000 0.0000 proven light wins");
     assert_eq!(answers[4], "? game is over");
 }
 
@@ -366,8 +369,12 @@ fn gtp_winprob_is_the_bar_of_winprob() {
         assert!(output.status.success(), "{output:?}");
         let text = String::from_utf8(output.stdout).expect("utf-8");
         let last = text.trim_end().split("\n\n").last().expect("an answer");
+        let proven = match bar["bar_proven"].as_str() {
+            Some(outcome) => format!(" proven {outcome}"),
+            None => String::new(),
+        };
         let expected = format!(
-            "= {:.4} {:.4} {:.4}",
+            "= {:.4} {:.4} {:.4}{proven}",
             bar["light"].as_f64().expect("light"),
             bar["draw"].as_f64().expect("draw"),
             bar["dark"].as_f64().expect("dark")

@@ -70,7 +70,7 @@ fn the_bar_of_a_proven_position_is_exact_and_the_advice_is_the_proven_move() {
         "{text}"
     );
     assert!(
-        text.contains("(exact: the solution book proves it)"),
+        text.contains("(exact: the solution book proves it; "),
         "{text}"
     );
 }
@@ -85,9 +85,11 @@ fn the_engine_protocol_plays_the_book_and_shows_its_bar() {
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).expect("utf-8");
     let answers: Vec<&str> = text.split("\n\n").collect();
-    assert_eq!(answers[0], "= 1.0000 0.0000 0.0000");
+    // Level 10 on both sides (the default players): Light plays the
+    // book's moves, and its proven win is certain.
+    assert_eq!(answers[0], "= 1.0000 0.0000 0.0000 proven light wins");
     assert_eq!(answers[1], "= b1");
-    assert_eq!(answers[3], "= 1.0000 0.0000 0.0000");
+    assert_eq!(answers[3], "= 1.0000 0.0000 0.0000 proven light wins");
     assert!(answers[4].starts_with("= "), "{text}");
     // Under other rules the session has no book.
     let output = grandmaitre()
@@ -97,7 +99,7 @@ fn the_engine_protocol_plays_the_book_and_shows_its_bar() {
         .expect("runs");
     let text = String::from_utf8(output.stdout).expect("utf-8");
     let bar = text.split("\n\n").nth(1).expect("the bar");
-    assert_ne!(bar, "= 1.0000 0.0000 0.0000", "{text}");
+    assert!(!bar.contains("proven"), "{text}");
 }
 
 #[test]
@@ -190,4 +192,67 @@ fn the_export_ships_the_book_only_where_it_is_a_proof() {
     )
     .expect("JSON");
     assert!(description.get("book").is_none());
+}
+
+#[test]
+fn who_plays_changes_the_bar_and_every_interface_gives_the_same_bar() {
+    // The start: Light's win is proven. Level 10 plays the book and
+    // converts it every time; a beginner (level 1) against level 10
+    // mostly does not.
+    let strong = json(&["winprob", "--json"]);
+    assert_eq!(strong["players"], "light=10 dark=10");
+    assert_eq!(strong["players_given"], false);
+    assert_eq!(strong["bar_proven"], "light wins");
+    assert_eq!(strong["seated"], true, "the shipped model reads who plays");
+    for players in [
+        "light=1,dark=10",
+        "light=human dark=6",
+        "light=human,dark=human",
+    ] {
+        let bar = json(&["winprob", "--json", "--players", players]);
+        assert_eq!(bar["bar_proven"], "light wins", "{players}");
+        assert_eq!(bar["players_given"], true);
+        let light = bar["light"].as_f64().expect("a number");
+        assert!(light < 0.99, "{players}: {bar}");
+        // The advice's headline is the same bar.
+        let advice = json(&["advise", "--json", "--sims", "8", "--players", players]);
+        assert_eq!(advice["light"], bar["light"], "{players}");
+        // And the engine protocol's, told the same players.
+        let seats = players.replace(',', " ");
+        let output = grandmaitre()
+            .args(["gtp", "--sims", "8"])
+            .write_stdin(format!(
+                "gm-players {seats}\ngm-players\ngm-winprob\nquit\n"
+            ))
+            .output()
+            .expect("runs");
+        let text = String::from_utf8(output.stdout).expect("utf-8");
+        let answers: Vec<&str> = text.split("\n\n").collect();
+        assert_eq!(
+            answers[1],
+            format!("= {}", bar["players"].as_str().expect("text"))
+        );
+        assert_eq!(
+            answers[2],
+            format!(
+                "= {:.4} {:.4} {:.4} proven light wins",
+                light,
+                bar["draw"].as_f64().expect("draw"),
+                bar["dark"].as_f64().expect("dark")
+            )
+        );
+    }
+    let beginner = json(&["winprob", "--json", "--players", "light=1"]);
+    assert!(beginner["light"].as_f64() < Some(0.5), "{beginner}");
+    // Bad players: one line, a failure.
+    for bad in ["light=11", "white=3", "light=strong", "light=3 light=4"] {
+        let output = grandmaitre()
+            .args(["winprob", "--players", bad])
+            .output()
+            .expect("runs");
+        assert!(!output.status.success(), "{bad}");
+        let error = String::from_utf8(output.stderr).expect("utf-8");
+        assert_eq!(error.trim_end().lines().count(), 1, "{bad}: {error}");
+        assert!(error.contains("--players"), "{error}");
+    }
 }

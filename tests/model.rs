@@ -421,6 +421,51 @@ fn calibrate_fits_stores_and_reports() {
 }
 
 #[test]
+fn calibrate_over_pairings_fits_a_bar_that_reads_who_plays() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let model = fresh_checkpoint(directory.path());
+    let output = grandmaitre()
+        .args([
+            "calibrate",
+            "--model",
+            &model,
+            "--games",
+            "48",
+            "--pairing",
+            "1v6,6v1,2v2,6v6",
+            "--report",
+        ])
+        .arg(directory.path().join("report"))
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(text.contains("### The bar for who plays"), "{text}");
+    let stored: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(Path::new(&model).join("checkpoint.json")).expect("checkpoint.json"),
+    )
+    .expect("JSON");
+    let players = &stored["calibration"]["players"];
+    assert_eq!(players["ratings"].as_array().map(Vec::len), Some(10));
+    assert_eq!(players["weights"][0].as_array().map(Vec::len), Some(19));
+    assert_eq!(players["pairings"].as_array().map(Vec::len), Some(4));
+    // The same position, other players: another bar, each as asked.
+    let bar = |players: &str| -> serde_json::Value {
+        let output = grandmaitre()
+            .args(["winprob", "--model", &model, "--moves", "a1 e5", "--json"])
+            .args(["--players", players])
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{output:?}");
+        serde_json::from_slice(&output.stdout).expect("JSON")
+    };
+    let (gentle, strong) = (bar("light=1,dark=6"), bar("light=6,dark=1"));
+    assert_eq!(gentle["seated"], true);
+    assert_eq!(gentle["players"], "light=1 dark=6");
+    assert_ne!(gentle["light"], strong["light"], "{gentle} {strong}");
+}
+
+#[test]
 fn calibrate_keeps_its_games_and_refits_on_them() {
     let directory = tempfile::tempdir().expect("temp dir");
     let model = fresh_checkpoint(directory.path());

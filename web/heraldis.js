@@ -574,6 +574,11 @@ export class Heraldis {
     return this.capturable[this.ownedSymbols(mine)] & theirs & ~truce;
   }
 
+  /** Plies played since the start. */
+  ply(position) {
+    return position.ply;
+  }
+
   /**
    * The finished game's result as `{ light, draw, dark }` (exact), or null
    * while it goes on.

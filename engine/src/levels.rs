@@ -85,6 +85,12 @@ impl Level {
             .ok_or_else(|| format!("level must be between 1 and 10, found {number}"))
     }
 
+    /// Whether the level always plays its best move (no random moves, no
+    /// temperature): it plays the book's move where the book proves a win.
+    pub fn plays_its_best(&self) -> bool {
+        self.noise == 0.0 && self.temperature == 0.0
+    }
+
     /// The level's way of choosing moves.
     pub fn setting(&self) -> Setting {
         Setting {

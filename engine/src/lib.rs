@@ -18,6 +18,7 @@ pub mod guard;
 pub mod levels;
 pub mod parameters;
 pub mod search;
+pub mod seats;
 pub mod solve;
 pub mod wdl;
 

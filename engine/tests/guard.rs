@@ -1,7 +1,16 @@
 //! The guard (the solver before the search's move) on Heraldis positions
 //! with a forced result within 9 plies, found by the solver under a ply
 //! limit 9 plies away (a win proven under a shorter limit is a win under
-//! the real one: the lines are the same until the limit).
+//! the real one: the lines are the same until the limit). Each forced win
+//! is checked first with the naive rules of the tests, which share no code
+//! with the engine: the solver's proof replayed, every line a win within
+//! the 9 plies.
+
+mod support;
+
+use std::collections::{HashMap, HashSet};
+
+use support::naive::{DEFAULT_LAYOUT, NaiveGame, notation};
 
 use grandmaitre_engine::agent::{Agent, MctsAgent};
 use grandmaitre_engine::guard::{GUARD_NODES, Guard};
@@ -66,6 +75,54 @@ fn positions(
     found
 }
 
+/// Whether the solver's proof that the side to move wins `state` within
+/// 9 plies holds under the naive rules: at the winner's positions the
+/// proof's move is legal, at the other side's every legal move is
+/// followed, and every line ends in the winner's win before the limit 9
+/// plies on.
+fn naive_rules_confirm(game: &Heraldis, state: &<Heraldis as Game>::State) -> bool {
+    let near = Heraldis::with_ply_limit(Layout::default_layout(), game.ply(state) as u16 + HORIZON);
+    let mover = game.current_player(state);
+    let Some(proof) = Solver::new(near.clone()).proof(state, mover) else {
+        return false;
+    };
+    let book: HashMap<String, String> = proof
+        .iter()
+        .map(|(at, action)| (near.format_state(at), near.format_action(at, *action)))
+        .collect();
+    let mut naive = NaiveGame::new(&DEFAULT_LAYOUT.replace(" / ", "/"));
+    naive.ply_limit = game.ply(state) as u32 + u32::from(HORIZON);
+    let start = naive.parse(&game.format_state(state));
+    let winner = start.to_move;
+    let mut seen = HashSet::new();
+    let mut stack = vec![start];
+    while let Some(at) = stack.pop() {
+        let name = notation(&at);
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if naive.is_over(&at) {
+            if naive.winner(&at) != Some(winner) {
+                return false;
+            }
+            continue;
+        }
+        let moves = naive.moves(&at);
+        if at.to_move == winner {
+            let Some(wanted) = book.get(&name) else {
+                return false;
+            };
+            let Some(&action) = moves.iter().find(|&&m| naive.move_name(&at, m) == *wanted) else {
+                return false;
+            };
+            stack.push(naive.play(&at, action));
+        } else {
+            stack.extend(moves.into_iter().map(|m| naive.play(&at, m)));
+        }
+    }
+    true
+}
+
 /// A weak search's move (16 simulations, the uniform policy) and its
 /// preference: what the guard is given to check.
 fn weak_search(game: &Heraldis, state: &<Heraldis as Game>::State) -> (Action, Vec<Action>) {
@@ -94,6 +151,10 @@ fn a_forced_win_within_nine_plies_is_never_let_go() {
     let mut actions = Vec::new();
     for (state, _) in &wins {
         let text = game.format_state(state);
+        assert!(
+            naive_rules_confirm(&game, state),
+            "{text}: the naive rules disagree"
+        );
         let mut guard = Guard::new(game.clone(), GUARD_NODES);
         // The search's own move, and every move that does not win, each
         // as the move the guard is asked to check.

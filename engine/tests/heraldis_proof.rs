@@ -11,48 +11,7 @@ mod support;
 
 use std::collections::{HashMap, HashSet};
 
-use support::naive::{NaiveGame, NaiveState, Piece};
-
-const DEFAULT_LAYOUT: &str =
-    "A S OS CS AC / LS LA O C OA / L LC OC LC L / OA C O LA LS / AC CS OS S A";
-
-/// The position's notation, written here from the naive state: ranks 5 to
-/// 1, `L` and `D` pieces, digits for empty runs; side; truce cell; ply.
-fn notation(state: &NaiveState) -> String {
-    let ranks: Vec<String> = (0..5)
-        .rev()
-        .map(|rank| {
-            let mut text = String::new();
-            let mut empty = 0;
-            for file in 0..5 {
-                match state.board[rank][file] {
-                    None => empty += 1,
-                    Some(piece) => {
-                        if empty > 0 {
-                            text.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        text.push(if piece == Piece::Light { 'L' } else { 'D' });
-                    }
-                }
-            }
-            if empty > 0 {
-                text.push_str(&empty.to_string());
-            }
-            text
-        })
-        .collect();
-    let truce = match state.truce {
-        None => "-".to_string(),
-        Some((rank, file)) => format!("{}{}", (b'a' + file as u8) as char, rank + 1),
-    };
-    let side = if state.to_move == Piece::Light {
-        'l'
-    } else {
-        'd'
-    };
-    format!("{} {side} {truce} {}", ranks.join("/"), state.ply)
-}
+use support::naive::{DEFAULT_LAYOUT, NaiveGame, Piece, notation};
 
 /// Checks the proof `text` from the start: returns the positions visited
 /// (Light's, Dark's, finished).

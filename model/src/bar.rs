@@ -1,7 +1,10 @@
 //! The win-probability bar above the board: P(first player wins), P(draw),
-//! P(second player wins), from the network with a small search
-//! ([`BAR_SIMULATIONS`]), calibrated by the checkpoint's calibration when it
-//! has one (`grandmaitre calibrate`). Defined once here; `winprob`, the
+//! P(second player wins) given the position and who plays each side
+//! ([`Seats`]), from the network with a small search ([`BAR_SIMULATIONS`])
+//! read by the checkpoint's bar for who plays
+//! ([`crate::calibration::players`], fitted by `grandmaitre calibrate` on
+//! games of many pairings of levels), and a flag where the result is
+//! proven. Defined once here; `winprob`, the
 //! engine protocol's `gm-winprob` and the headline of `advise` all show
 //! this number. A search of another budget is never put through this
 //! calibration: its value is shown raw, and labelled as the search's. The
@@ -11,34 +14,132 @@
 
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::search::{Evaluator, MovesLeftConfig, Search, SearchConfig, SearchResult};
-use grandmaitre_engine::{ForPlayers, Playable, ToMove};
+use grandmaitre_engine::seats::Seats;
+use grandmaitre_engine::{ForPlayers, Outcome, Playable, Player, ToMove};
 
 use crate::calibration::Calibration;
+use crate::calibration::players::Reading;
 use grandmaitre_engine::Hints;
 
 /// Simulations of the bar's search.
 pub const BAR_SIMULATIONS: u32 = 64;
 
-/// The bar: P(first player wins), P(draw), P(second player wins), from the
-/// network with the bar's search, calibrated when a calibration is given
-/// (and fitted for this search). A finished game shows its result, and so
-/// does a position `book` proves.
+/// What the bar shows at a position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shown {
+    /// P(first player wins), P(draw), P(second player wins), given the
+    /// position and who plays.
+    pub wdl: ForPlayers,
+    /// The result, where the game is over or the book or the bar's search
+    /// proves it: 0 the first player wins, 1 a draw, 2 the second wins
+    /// (« gain forcé »). A proof is what perfect play gives; `wdl` is what
+    /// the seated players make of it.
+    pub proven: Option<usize>,
+    /// Whether the bar reads who plays (the calibration has a bar for who
+    /// plays); if not, `wdl` is the calibration of the games it was fitted
+    /// on and proofs show as certain.
+    pub seated: bool,
+    /// Simulations the bar searched (0 where the game is over or the book
+    /// proves the result).
+    pub simulations: u32,
+}
+
+/// The bar at `state` for `seats`: P(first player wins), P(draw),
+/// P(second player wins), from the network with the bar's search, read by
+/// the calibration's bar for who plays when it has one (and it was fitted
+/// for this search), else calibrated as the calibration says. A finished
+/// game shows its result; a result `book` or the search proves is flagged
+/// in [`Shown::proven`].
 pub fn bar<G: Playable, E: Evaluator<G>>(
     game: &G,
     state: &G::State,
     evaluator: &E,
     calibration: Option<&Calibration>,
     book: Option<&Book<G>>,
-) -> ForPlayers {
-    let known = game
-        .outcome(state)
-        .or_else(|| book.and_then(|book| book.outcome(game, state)));
-    match known {
-        Some(outcome) => ToMove::exact(outcome).for_players(game.current_player(state)),
-        None => shown_wdl(
-            &bar_search(game, state, evaluator),
-            for_the_bar(calibration),
-        ),
+    seats: &Seats,
+) -> Shown {
+    let to_move = game.current_player(state);
+    let index = |outcome: Outcome| first_index(ToMove::exact(outcome).for_players(to_move));
+    let calibration = for_the_bar(calibration);
+    let players = calibration.and_then(|c| c.players.as_ref());
+    if let Some(outcome) = game.outcome(state) {
+        // The game is over: its result, whoever played.
+        return Shown {
+            wdl: ToMove::exact(outcome).for_players(to_move),
+            proven: Some(index(outcome)),
+            seated: players.is_some(),
+            simulations: 0,
+        };
+    }
+    let from_book = book.and_then(|book| book.outcome(game, state));
+    let searched = match from_book {
+        Some(_) => None,
+        None => Some(bar_search(game, state, evaluator)),
+    };
+    let proven = from_book
+        .or(searched.as_ref().and_then(|s| s.proof))
+        .map(index);
+    let simulations = if searched.is_some() {
+        BAR_SIMULATIONS
+    } else {
+        0
+    };
+    match (players, &searched) {
+        (Some(players), _) => {
+            let reading = Reading {
+                wdl: ForPlayers(
+                    searched
+                        .as_ref()
+                        .map_or([0.0; 3], |s| s.wdl.for_players(s.side).0)
+                        .map(f64::from),
+                ),
+                proof: proven,
+                to_move,
+                ply: u32::try_from(game.ply(state)).unwrap_or(u32::MAX),
+                kept: from_book.is_some() || game.guard_nodes() > 0,
+            };
+            Shown {
+                wdl: ForPlayers(players.apply(&reading, seats).0.map(|p| p as f32)),
+                proven,
+                seated: true,
+                simulations,
+            }
+        }
+        (None, Some(result)) => Shown {
+            wdl: shown_wdl(result, calibration),
+            proven,
+            seated: false,
+            simulations,
+        },
+        (None, None) => Shown {
+            wdl: ToMove::exact(from_book.expect("proven by the book")).for_players(to_move),
+            proven,
+            seated: false,
+            simulations,
+        },
+    }
+}
+
+/// The outcome a certain triple stands for: 0 the first player wins, 1 a
+/// draw, 2 the second wins.
+fn first_index(exact: ForPlayers) -> usize {
+    let ForPlayers([first, draw, _]) = exact;
+    if first == 1.0 {
+        0
+    } else if draw == 1.0 {
+        1
+    } else {
+        2
+    }
+}
+
+/// The name of outcome `index` ([`Shown::proven`]) in `game`'s colours:
+/// "light wins", "draw", "dark wins".
+pub fn outcome_words<G: grandmaitre_engine::Notation>(game: &G, index: usize) -> String {
+    match index {
+        0 => format!("{} wins", game.player_name(Player::First)),
+        1 => "draw".to_string(),
+        _ => format!("{} wins", game.player_name(Player::Second)),
     }
 }
 
@@ -88,17 +189,22 @@ mod tests {
         let game = Heraldis::default();
         // Light to move wins at d2 (a2 b2 c2 d2), whatever Dark threatens.
         let state = game.parse_state("5/5/5/LLL2/DDD2 l - 6").expect("position");
-        assert_eq!(
-            bar(&game, &state, &UniformEvaluator, None, None),
-            ForPlayers([1.0, 0.0, 0.0])
+        let shown = bar(
+            &game,
+            &state,
+            &UniformEvaluator,
+            None,
+            None,
+            &Seats::DEFAULT,
         );
+        assert_eq!(shown.wdl, ForPlayers([1.0, 0.0, 0.0]));
+        assert_eq!(shown.proven, Some(0));
         // Dark to move, Light's line already complete: seen from Light.
         let over = game
             .parse_state("5/5/5/LLLL1/DDD2 d - 7")
             .expect("position");
-        assert_eq!(
-            bar(&game, &over, &UniformEvaluator, None, None),
-            ForPlayers([1.0, 0.0, 0.0])
-        );
+        let shown = bar(&game, &over, &UniformEvaluator, None, None, &Seats::DEFAULT);
+        assert_eq!(shown.wdl, ForPlayers([1.0, 0.0, 0.0]));
+        assert_eq!((shown.proven, shown.simulations), (Some(0), 0));
     }
 }

@@ -49,6 +49,7 @@ static VALID: LazyLock<(String, Vec<u8>)> = LazyLock::new(|| {
         ece_after: 0.02,
         curves: Some(curves),
         network_curves: None,
+        players: None,
     };
     let metadata = CheckpointMetadata {
         format: 1,

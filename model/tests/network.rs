@@ -7,6 +7,7 @@ use grandmaitre_engine::Game;
 use grandmaitre_engine::halma::Halma;
 use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
+use grandmaitre_engine::seats::Seats;
 use grandmaitre_model::network::ConvBn;
 use grandmaitre_model::{
     Backend, Checkpoint, CheckpointMetadata, FoldedWeights, InferenceNetwork, MOVES_LEFT_SCALE,
@@ -534,8 +535,9 @@ fn the_bar_is_the_same_with_or_without_the_moves_left_head() {
         if game.outcome(&state).is_some() {
             continue;
         }
-        let a = grandmaitre_model::bar::bar(&game, &state, &with_head, None, None);
-        let b = grandmaitre_model::bar::bar(&game, &state, &without_head, None, None);
+        let a = grandmaitre_model::bar::bar(&game, &state, &with_head, None, None, &Seats::DEFAULT);
+        let b =
+            grandmaitre_model::bar::bar(&game, &state, &without_head, None, None, &Seats::DEFAULT);
         assert_eq!(a, b);
         let searched = grandmaitre_model::bar::bar_search(&game, &state, &with_head);
         assert!(searched.moves_left.is_some(), "the head is read");

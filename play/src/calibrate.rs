@@ -44,12 +44,14 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::Evaluator;
+use grandmaitre_engine::seats::{HUMAN_LEVELS, Seat, Seats};
 use grandmaitre_model::bar::BAR_SIMULATIONS;
-use grandmaitre_model::calibration::games::{GameSettings, MIXED_LEVELS, Pairing, play};
+use grandmaitre_model::calibration::games::{GameSettings, Pairing, play};
 use grandmaitre_model::calibration::measure::{
     self, BINS, BOOTSTRAP_SAMPLES, Fitted, Metrics, bar_predictions, bootstrap, flatten,
     network_predictions, steadiness,
 };
+use grandmaitre_model::calibration::players::{self, PlayersModel};
 use grandmaitre_model::calibration::records::{
     Played, RECORDS_FORMAT, RecordsHeader, distinct_games, pool_records, records_text,
 };
@@ -66,7 +68,7 @@ use crate::players::ModelChoice;
 use crate::plot::{ReliabilityPanel, reliability_diagram};
 use crate::registry::{self, Registered};
 use crate::write_atomically;
-use grandmaitre_engine::Hints;
+use grandmaitre_engine::book::Book;
 
 /// Bins of fewer positions are left out of the reliability diagram (their
 /// frequency is noise; the calibration error still counts them).
@@ -138,14 +140,16 @@ pub fn calibrate<G: Registered>(
     let [first, second] = registry::player_names(game);
     let (header, played, held_out, seeds) = if settings.games_in.is_empty() {
         // Only playing needs the network; a refit reads the games.
-        let evaluator = settings.model.load(game)?.evaluator;
         let level = Level::get(settings.level).map_err(anyhow::Error::msg)?;
-        let pairing = match settings.pairing.as_str() {
-            "self" => Pairing::SelfPlay(level),
-            "mixed" => Pairing::Mixed,
-            other => bail!("invalid --pairing '{other}': expected self or mixed"),
-        };
-        let mut played = play_games(game, &evaluator, pairing, settings)?;
+        let pairing = Pairing::parse(&settings.pairing, level).map_err(anyhow::Error::msg)?;
+        let loaded = settings.model.load(game)?;
+        let mut played = play_games(
+            game,
+            &loaded.evaluator,
+            loaded.book.as_deref(),
+            &pairing,
+            settings,
+        )?;
         for game in &mut played {
             game.rules.clone_from(&settings.rules);
         }
@@ -154,10 +158,7 @@ pub fn calibrate<G: Registered>(
             game: G::NAME.to_string(),
             layout: settings.rules.clone(),
             model: model_name.clone(),
-            level: match pairing {
-                Pairing::SelfPlay(level) => level.number,
-                Pairing::Mixed => MIXED_LEVELS.iter().flatten().copied().max().unwrap_or(10),
-            },
+            level: pairing.top_level(),
             pairing: Some(settings.pairing.clone()),
             advice_simulations: level.simulations,
             bar_simulations: BAR_SIMULATIONS,
@@ -261,24 +262,18 @@ pub fn calibrate<G: Registered>(
         }
         table.push('\n');
     }
-    let mut pairings: Vec<String> = fit
+    let mut pairs: Vec<[u32; 2]> = fit
         .iter()
         .chain(&test)
-        .map(|game| match game.levels {
-            Some([a, b]) if a != b => format!(
-                "mixed levels ({})",
-                MIXED_LEVELS
-                    .iter()
-                    .map(|[a, b]| format!("{a} v {b}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            Some([level, _]) => format!("level {level} against itself"),
-            None => format!("level {} against itself", header.level),
-        })
+        .map(|game| game.levels.unwrap_or([header.level; 2]))
         .collect();
-    pairings.sort();
-    pairings.dedup();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let pairings = match &pairs[..] {
+        [[a, b]] if a == b => vec![format!("level {a} against itself")],
+        _ if pairs.len() > 12 => vec![format!("{} pairings of levels", pairs.len())],
+        _ => vec![Pairing::Pairs(pairs.clone()).words()],
+    };
     let players = pairings.join(" and ");
     let first_ply = if header.pairing.is_some() { 0 } else { 1 };
     let _ = writeln!(
@@ -323,6 +318,7 @@ pub fn calibrate<G: Registered>(
             "log_loss_after": fitted.log_loss,
         }));
     }
+    let seated = seated_report(&fit, &test, header.seed, &mut table);
     let summary = format!(
         "model {}\n{} distinct games ({duplicates} repeated games dropped; {} positions fit the calibration, {} held-out games with {} positions measure it), \
              {players}, bar {} simulations, openings of {first_ply}–{} random plies (positions after them only), {}\n\
@@ -417,6 +413,13 @@ pub fn calibrate<G: Registered>(
         "network_temperature_only": metrics_json(&network_stages[1]),
         "network_after": metrics_json(&network_stages[2]),
         "populations": population_json,
+        "players": seated.as_ref().map(|(model, rows)| json!({
+            "ratings": model.ratings,
+            "weights": model.weights,
+            "fit_games": model.games,
+            "pairings_fitted": model.pairings.len(),
+            "measured": rows,
+        })),
         "intervals": metric_names.iter().zip(&intervals).map(|(name, [b, t, a])| {
             json!({"measure": name, "before": b, "temperature_only": t, "after": a})
         }).collect::<Vec<_>>(),
@@ -481,6 +484,7 @@ pub fn calibrate<G: Registered>(
             BAR_SIMULATIONS,
             [fit.len(), test.len()],
             [before.worst_ece(), after.worst_ece()],
+            seated.map(|(model, _)| model),
         );
         store::<G>(path, stored, own.as_ref(), &rules_seen)?;
     }
@@ -503,6 +507,168 @@ pub fn calibrate<G: Registered>(
         stored,
     })
 }
+
+/// Fits the bar for who plays on the fitting games whose levels were
+/// recorded (several pairings needed), measures it on the held-out ones
+/// (level 10 v 10, each pairing of at least [`MIN_PAIRING_GAMES`] games
+/// with both colour orders pooled, the pairings never fitted together,
+/// and with a side hidden: the bar told "human" for it) and appends the
+/// table to `table`; the model and the rows measured, or `None` where
+/// the games pair too few levels.
+fn seated_report(
+    fit: &[&Played],
+    test: &[&Played],
+    seed: u64,
+    table: &mut String,
+) -> Option<(PlayersModel, Vec<serde_json::Value>)> {
+    let mut fitted_pairs: Vec<[u32; 2]> = fit.iter().filter_map(|g| g.levels).collect();
+    fitted_pairs.sort_unstable();
+    fitted_pairs.dedup();
+    if fitted_pairs.len() < 3 {
+        return None;
+    }
+    let model = players::fit(fit).ok()?;
+    let unordered = |game: &Played| {
+        let [a, b] = game.levels.unwrap_or([10, 10]);
+        [a.max(b), a.min(b)]
+    };
+    let fitted = |game: &Played| {
+        let [a, b] = game.levels.unwrap_or([10, 10]);
+        model.pairings.contains(&[a, b])
+    };
+    let mut groups: Vec<(String, Vec<&Played>, SeatsOf)> = Vec::new();
+    let as_played: &dyn Fn(&Played) -> Seats = &players::played_seats;
+    groups.push(("every held-out game".to_string(), test.to_vec(), as_played));
+    let mut pairs: Vec<[u32; 2]> = test.iter().map(|g| unordered(g)).collect();
+    pairs.sort_unstable_by(|a, b| b.cmp(a));
+    pairs.dedup();
+    for pair in pairs {
+        let games: Vec<&Played> = test
+            .iter()
+            .copied()
+            .filter(|g| unordered(g) == pair)
+            .collect();
+        if games.len() >= MIN_PAIRING_GAMES {
+            let fitted_or_not = if games.iter().all(|g| fitted(g)) {
+                "fitted"
+            } else if games.iter().any(|g| fitted(g)) {
+                "partly fitted"
+            } else {
+                "never fitted"
+            };
+            groups.push((
+                format!("levels {} v {} ({fitted_or_not})", pair[0], pair[1]),
+                games,
+                as_played,
+            ));
+        }
+    }
+    let never: Vec<&Played> = test.iter().copied().filter(|g| !fitted(g)).collect();
+    if !never.is_empty() {
+        groups.push((
+            "pairings never fitted, together".to_string(),
+            never,
+            as_played,
+        ));
+    }
+    let hidden_second: &dyn Fn(&Played) -> Seats = &|game| {
+        let Seats([first, _]) = players::played_seats(game);
+        Seats([first, Seat::Human])
+    };
+    let hidden_first: &dyn Fn(&Played) -> Seats = &|game| {
+        let Seats([_, second]) = players::played_seats(game);
+        Seats([Seat::Human, second])
+    };
+    groups.push((
+        "second player hidden (a level drawn uniformly from 1-9, told \"human\")".to_string(),
+        uniformly_hidden(test, 1),
+        hidden_second,
+    ));
+    groups.push((
+        "first player hidden (a level drawn uniformly from 1-9, told \"human\")".to_string(),
+        uniformly_hidden(test, 0),
+        hidden_first,
+    ));
+    let _ = writeln!(
+        table,
+        "\n### The bar for who plays\n\nFitted on {} games of {} ordered pairings of levels; \
+         the levels' ratings fitted on their results (Elo, level 10 at 0): {}.\n\n\
+         | held-out games, told who played | games | positions | worst-outcome ECE | Brier | log-loss |\n\
+         |---|---|---|---|---|---|",
+        model.games,
+        model.pairings.len(),
+        model
+            .ratings
+            .iter()
+            .enumerate()
+            .map(|(k, r)| format!("{} {r:.0}", k + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut rows = Vec::new();
+    for (name, games, seats) in groups {
+        if games.is_empty() {
+            continue;
+        }
+        let (metrics, intervals) = players::measure(&model, &games, seats, seed);
+        let [low, high] = intervals[3];
+        let positions: usize = games.iter().map(|g| g.predictions.len()).sum();
+        let _ = writeln!(
+            table,
+            "| {name} | {} | {positions} | {:.4} [{low:.4}, {high:.4}] | {:.4} | {:.4} |",
+            games.len(),
+            metrics.worst_ece(),
+            metrics.brier,
+            metrics.log_loss
+        );
+        rows.push(json!({
+            "group": name,
+            "games": games.len(),
+            "positions": positions,
+            "ece_worst": metrics.worst_ece(),
+            "ece_worst_interval": [low, high],
+            "brier": metrics.brier,
+            "log_loss": metrics.log_loss,
+        }));
+    }
+    Some((model, rows))
+}
+
+/// Held-out games where the player of `side` (0 the first) is a level of
+/// [`HUMAN_LEVELS`] drawn uniformly, as a hidden person's prior says: for
+/// each level of the other side that met every one of them, the same
+/// number of games against each (the first ones of each level), pooled.
+fn uniformly_hidden<'a>(test: &[&'a Played], side: usize) -> Vec<&'a Played> {
+    let mut chosen = Vec::new();
+    for known in 1..=10 {
+        let against: Vec<Vec<&Played>> = HUMAN_LEVELS
+            .map(|hidden| {
+                test.iter()
+                    .copied()
+                    .filter(|g| {
+                        g.levels
+                            .is_some_and(|l| l[side] == hidden && l[1 - side] == known)
+                    })
+                    .collect()
+            })
+            .collect();
+        let fewest = against.iter().map(Vec::len).min().unwrap_or(0);
+        if fewest >= 10 {
+            chosen.extend(
+                against
+                    .iter()
+                    .flat_map(|games| games[..fewest].iter().copied()),
+            );
+        }
+    }
+    chosen
+}
+
+/// Who a measured group of games is told played each game.
+type SeatsOf<'a> = &'a dyn Fn(&Played) -> Seats;
+
+/// Held-out games a pairing needs for its own row in the report.
+const MIN_PAIRING_GAMES: usize = 100;
 
 /// "seed 1" or "seeds 1, 2 (size=10)" of pooled files: each file's seed,
 /// and its rules parameters if not the default ones.
@@ -622,10 +788,11 @@ fn store<G: Registered>(
 }
 
 /// Plays `settings.games` games on the calibration's threads.
-fn play_games<G: Hints, E: Evaluator<G> + Sync>(
+fn play_games<G: grandmaitre_engine::Playable, E: Evaluator<G> + Sync>(
     game: &G,
     evaluator: &E,
-    pairing: Pairing,
+    book: Option<&Book<G>>,
+    pairing: &Pairing,
     settings: &CalibrateSettings,
 ) -> Result<Vec<Played>> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -641,7 +808,7 @@ fn play_games<G: Hints, E: Evaluator<G> + Sync>(
     );
     progress.enable_steady_tick(Duration::from_millis(500));
     let game_settings = GameSettings {
-        pairing,
+        pairing: pairing.clone(),
         opening_plies: settings.opening_plies,
         seed: settings.seed,
     };
@@ -649,7 +816,7 @@ fn play_games<G: Hints, E: Evaluator<G> + Sync>(
         (0..settings.games)
             .into_par_iter()
             .filter_map(|index| {
-                let played = play(game, evaluator, &game_settings, index);
+                let played = play(game, evaluator, book, &game_settings, index);
                 progress.inc(1);
                 played
             })

@@ -22,9 +22,11 @@ use grandmaitre_engine::search::{
     EvaluationRequest, Evaluations, Evaluator, MoveChoice, MovesLeftConfig, Search, SearchConfig,
     SearchResult, UniformEvaluator,
 };
+use grandmaitre_engine::seats::{HUMAN_LEVELS, Seat, Seats};
 use grandmaitre_engine::solve::{Budget, Solution, SolveReport, Solver};
 use grandmaitre_engine::{Action, ForPlayers, Game, Outcome, ToMove};
-use grandmaitre_model::bar::{BAR_SIMULATIONS, bar};
+use grandmaitre_model::bar::{BAR_SIMULATIONS, bar, outcome_words};
+use grandmaitre_model::calibration::players::{FEATURES, PlayersModel};
 use grandmaitre_model::inference::softmax3;
 use grandmaitre_model::{
     Calibration, Checkpoint, FoldedWeights, NetworkEvaluator, burn_forward, onnx,
@@ -111,7 +113,8 @@ pub fn export<G: Registered>(game: &G, checkpoint: &Checkpoint, out: &Path) -> R
             "bar_simulations": c.simulations,
             "curves": c.curves,
             "network_curves": c.network_curves,
-            "rule": format!("on P({first} wins), P(draw), P({second} wins): first p ∝ exp(ln(max(p, 1e-6)) / T), then, when the curves are not null, each probability through its curve (curves[0] where {first} is to move, curves[1] where {second} is; per outcome {first}, draw, {second}; knots [x, y], linear between them, flat beyond the ends, no knots: unchanged) and the three renormalised to sum 1; network_temperature and network_curves apply to the network's own output, temperature and curves to the engine's bar after its search"),
+            "rule": format!("on P({first} wins), P(draw), P({second} wins): first p ∝ exp(ln(max(p, 1e-6)) / T), then, when the curves are not null, each probability through its curve (curves[0] where {first} is to move, curves[1] where {second} is; per outcome {first}, draw, {second}; knots [x, y], linear between them, flat beyond the ends, no knots: unchanged) and the three renormalised to sum 1; network_temperature and network_curves apply to the network's own output, temperature and curves to the engine's bar after its search; where players is given, the engine's bar for who plays replaces temperature and curves"),
+            "players": c.players.as_ref().map(|model| players_json(model, first, second)),
         })),
         "network": config,
         "provenance": checkpoint.metadata.provenance,
@@ -152,7 +155,7 @@ pub fn export<G: Registered>(game: &G, checkpoint: &Checkpoint, out: &Path) -> R
     let model = onnx::export(&weights, config, &metadata);
     let tensors = onnx::safetensors(&weights, config, &metadata)
         .map_err(|e| anyhow::anyhow!("writing the safetensors weights: {e}"))?;
-    fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     write_atomically(&out.join("model.onnx"), &model)?;
     write_atomically(&out.join("weights.safetensors"), &tensors)?;
     for (name, module) in notes.modules {
@@ -434,7 +437,32 @@ fn guard_vectors<G: Registered>(game: &G) -> serde_json::Value {
     })
 }
 
-/// The bar of `state` (with the book) as a vector.
+/// The bar for who plays in model.json: what [`features`] computes, the
+/// levels' ratings and random-move rates, the weights, and how a human is
+/// read.
+fn players_json(model: &PlayersModel, first: &str, second: &str) -> serde_json::Value {
+    json!({
+        "features_version": model.features_version,
+        "features": FEATURES,
+        "ratings": model.ratings,
+        "random_moves": LEVELS.map(|level| level.noise),
+        "plays_its_best": LEVELS.map(|level| level.plays_its_best()),
+        "ply_scale": model.ply_scale,
+        "weights": model.weights,
+        "human_levels": HUMAN_LEVELS.collect::<Vec<u32>>(),
+        "rule": format!("for a {first} player and a {second} player of levels a and b (1-10): the features of the engine (model/src/calibration/players.rs, in the order of features) from the bar's search's P({first} wins), P(draw), P({second} wins), the proven result if any, the side to move, the ply, ratings[a-1] and ratings[b-1] (Elo, level 10 at 0) and random_moves of the side to move's level; logits [0, weights[0]·x, weights[1]·x] softmaxed give P({first} wins), P(draw), P({second} wins); a human side is the mean of the answers over human_levels (both sides human: over every pair); where the solution book proves a win, or the search does and the search block's guard_nodes is not 0, and the winner's level plays_its_best, that win is certain (it plays the book's moves, or asks the solver)"),
+    })
+}
+
+/// Seats the bar vectors are computed for, besides the default.
+const VECTOR_SEATS: [[Seat; 2]; 3] = [
+    [Seat::Level(3), Seat::Level(8)],
+    [Seat::Human, Seat::Level(6)],
+    [Seat::Human, Seat::Human],
+];
+
+/// The bar of `state` (with the book) as a vector, for the default seats,
+/// and for [`VECTOR_SEATS`] (`seated`) where the calibration reads them.
 fn bar_json<G: Registered>(
     game: &G,
     state: &G::State,
@@ -442,15 +470,28 @@ fn bar_json<G: Registered>(
     calibration: Option<&Calibration>,
     book: Option<&Book<G>>,
 ) -> serde_json::Value {
-    let ForPlayers([first_wins, draw, second_wins]) =
-        bar(game, state, evaluator, calibration, book);
     let [first, second] = registry::player_names(game);
-    json!({
-        "position": game.format_state(state),
-        first: first_wins,
-        "draw": draw,
-        second: second_wins,
-    })
+    let entry = |seats: &Seats| {
+        let shown = bar(game, state, evaluator, calibration, book, seats);
+        let ForPlayers([first_wins, draw, second_wins]) = shown.wdl;
+        json!({
+            "players": seats.text(game),
+            first: first_wins,
+            "draw": draw,
+            second: second_wins,
+            "proven": shown.proven.map(|index| outcome_words(game, index)),
+            "seated": shown.seated,
+        })
+    };
+    let mut vector = entry(&Seats::DEFAULT);
+    vector["position"] = json!(game.format_state(state));
+    vector["seated_bars"] = json!(
+        VECTOR_SEATS
+            .iter()
+            .map(|seats| entry(&Seats(*seats)))
+            .collect::<Vec<_>>()
+    );
+    vector
 }
 
 /// Positions around a book for its vectors: its root, the loser's

@@ -6,8 +6,11 @@
 //! `protocol_version`, `name`, `version`, `known_command`, `list_commands`,
 //! `quit`, `clear_board`, `play`, `genmove`, `undo` and `showboard`, the
 //! extensions are `gm-game`, `gm-rules` (or `gm-layout`), `gm-position`,
-//! `gm-sims`, `gm-level` and `gm-winprob` (`= <P(first player wins)>
-//! <P(draw)> <P(second player wins)>`: the bar, as `winprob` gives it).
+//! `gm-sims`, `gm-level`, `gm-players` (who plays each side, for the bar:
+//! `gm-players light=10 dark=human`; alone, it answers the seats) and
+//! `gm-winprob` (`= <P(first player wins)> <P(draw)> <P(second player
+//! wins)>`, then `proven <outcome>` where the result is proven: the bar,
+//! as `winprob` gives it for the same seats).
 //! Where the game's solution book proves a win, `genmove` plays its move
 //! (unless `gm-level` asked for a level with random moves) and the bar is
 //! exact; elsewhere, when it plays its best, it asks the solver before it
@@ -27,6 +30,7 @@ use grandmaitre_engine::game::OneLine;
 use grandmaitre_engine::guard::Guard;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{Evaluator, MoveChoice, RolloutEvaluator, SearchConfig};
+use grandmaitre_engine::seats::Seats;
 use grandmaitre_engine::{Action, ForPlayers, Player};
 use grandmaitre_model::Calibrations;
 use grandmaitre_model::bar;
@@ -35,7 +39,7 @@ use crate::players::{ModelChoice, PlayerSpec};
 use crate::registry::{self, GAME_NAMES, Registered};
 
 /// The commands, as `list_commands` gives them.
-const COMMANDS: [&str; 18] = [
+const COMMANDS: [&str; 19] = [
     "protocol_version",
     "name",
     "version",
@@ -53,6 +57,7 @@ const COMMANDS: [&str; 18] = [
     "gm-position",
     "gm-sims",
     "gm-level",
+    "gm-players",
     "gm-winprob",
 ];
 
@@ -152,6 +157,8 @@ pub struct Session<G: Registered> {
     calibrations: Calibrations,
     /// The game's solution book under the rules in force, if one applies.
     book: Option<Arc<Book<G>>>,
+    /// Who plays each side, for the bar (`gm-players`).
+    seats: Seats,
     /// The solver the Grand Maître asks before it trusts its search, when
     /// it plays its best (built on the first such move of these rules).
     guard: Option<Guard<G>>,
@@ -214,6 +221,7 @@ impl<G: Registered> Session<G> {
         );
         Session {
             book: guide.book,
+            seats: Seats::DEFAULT,
             guard: None,
             game,
             history: Vec::new(),
@@ -366,6 +374,11 @@ impl<G: Registered> Session<G> {
                 self.agent.set_noise(setting.noise);
                 Ok(String::new())
             }
+            "gm-players" if arguments.is_empty() => Ok(self.seats.text(&self.game)),
+            "gm-players" => {
+                self.seats = Seats::parse(&self.game, arguments)?;
+                Ok(String::new())
+            }
             "gm-winprob" => self.winprob(),
             _ => Err("unknown command".to_string()),
         }
@@ -444,17 +457,24 @@ impl<G: Registered> Session<G> {
         self.history.push(std::mem::replace(&mut self.state, next));
     }
 
-    /// The bar: P(first player wins), P(draw), P(second player wins), as
+    /// The bar for the session's seats: P(first player wins), P(draw),
+    /// P(second player wins), then what is proven if something is, as
     /// `winprob` gives it.
     fn winprob(&mut self) -> Result<String, String> {
-        let ForPlayers([first, draw, second]) = bar::bar(
+        let shown = bar::bar(
             &self.game,
             &self.state,
             &self.evaluator,
             self.calibrations.for_rules(self.game.rules()),
             self.book.as_deref(),
+            &self.seats,
         );
-        Ok(format!("{first:.4} {draw:.4} {second:.4}"))
+        let ForPlayers([first, draw, second]) = shown.wdl;
+        let proven = match shown.proven {
+            Some(index) => format!(" proven {}", bar::outcome_words(&self.game, index)),
+            None => String::new(),
+        };
+        Ok(format!("{first:.4} {draw:.4} {second:.4}{proven}"))
     }
 }
 

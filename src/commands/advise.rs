@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use grandmaitre_engine::levels::{self, ADVICE_LEVEL, Level, Setting};
+use grandmaitre_engine::seats::Seats;
 use grandmaitre_engine::{ForPlayers, Notation, Outcome};
-use grandmaitre_model::bar::{self, BAR_SIMULATIONS};
+use grandmaitre_model::bar::{self, BAR_SIMULATIONS, Shown};
 use serde_json::json;
 
 use super::PositionTask;
@@ -21,12 +22,57 @@ pub struct Advise {
     pub json: bool,
     pub seed: u64,
     pub alternatives: usize,
+    pub players: Option<String>,
 }
 
 /// `winprob`: the bar.
 pub struct Winprob {
     pub model: Option<PathBuf>,
     pub json: bool,
+    pub players: Option<String>,
+}
+
+/// The seats `--players` names, or the default.
+fn seats<G: Notation>(game: &G, players: Option<&str>) -> Result<Seats> {
+    match players {
+        Some(text) => Seats::parse(game, text).map_err(|e| anyhow::anyhow!("--players: {e}")),
+        None => Ok(Seats::DEFAULT),
+    }
+}
+
+/// The bar's fields of a JSON report: who plays, whether that was
+/// given, what is proven, whether the bar read who plays.
+fn bar_fields<G: Notation>(
+    report: &mut serde_json::Value,
+    game: &G,
+    shown: &Shown,
+    seats: &Seats,
+    given: bool,
+) {
+    let [first, second] = registry::player_names(game);
+    report[first] = json!(shown.wdl[0]);
+    report["draw"] = json!(shown.wdl[1]);
+    report[second] = json!(shown.wdl[2]);
+    report["players"] = json!(seats.text(game));
+    report["players_given"] = json!(given);
+    report["seated"] = json!(shown.seated);
+    report["bar_proven"] = json!(shown.proven.map(|index| bar::outcome_words(game, index)));
+}
+
+/// "(light=10 dark=human, the default players)" and what is proven, for
+/// the text reports.
+fn seats_words<G: Notation>(game: &G, shown: &Shown, seats: &Seats, given: bool) -> String {
+    let default = if given { "" } else { ", the default players" };
+    let unread = if shown.seated {
+        ""
+    } else {
+        ", not read: this model's bar was fitted on one pairing"
+    };
+    let proven = match shown.proven {
+        Some(index) => format!("; proven: {}", bar::outcome_words(game, index)),
+        None => String::new(),
+    };
+    format!("{}{default}{unread}{proven}", seats.text(game))
 }
 
 fn percent(p: f32) -> String {
@@ -64,6 +110,7 @@ impl PositionTask for Advise {
                 (level.setting(), Some(level.number))
             }
         };
+        let seats = seats(game, self.players.as_deref())?;
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
         let calibration = model.calibration(game);
         let book = model.book.as_deref();
@@ -73,7 +120,7 @@ impl PositionTask for Advise {
         let [first, second] = registry::player_names(game);
         // The headline is the bar, as `winprob` shows it; the search's own
         // value (another budget, never calibrated) comes beside it.
-        let shown = bar::bar(game, &state, &model.evaluator, calibration, book);
+        let shown = bar::bar(game, &state, &model.evaluator, calibration, book, &seats);
         let book_proves = book.is_some_and(|book| book.outcome(game, &state).is_some());
         let searched_wdl = bar::shown_wdl(result, None);
         let line = advice_line(game, &state, &advice.principal_variation);
@@ -109,8 +156,7 @@ impl PositionTask for Advise {
                 "side_to_move": side,
                 "move": game.format_action(&state, advice.action),
                 "principal_variation": line,
-                "draw": shown[1],
-                "bar_simulations": BAR_SIMULATIONS,
+                "bar_simulations": shown.simulations,
                 "calibrated": bar::for_the_bar(calibration).is_some(),
                 "search": {
                     first: searched_wdl[0],
@@ -127,8 +173,7 @@ impl PositionTask for Advise {
                 "simulations": simulations,
                 "alternatives": rows,
             });
-            report[first] = json!(shown[0]);
-            report[second] = json!(shown[2]);
+            bar_fields(&mut report, game, &shown, &seats, self.players.is_some());
             println!("{report}");
             return Ok(());
         }
@@ -164,7 +209,11 @@ impl PositionTask for Advise {
             };
             format!("{BAR_SIMULATIONS} simulations{calibrated}")
         };
-        println!("bar: {} ({how})", three(shown));
+        println!(
+            "bar: {} ({how}; {})",
+            three(shown.wdl),
+            seats_words(game, &shown, &seats, self.players.is_some())
+        );
         let setting = match level {
             Some(level) => format!("level {level}, {simulations} simulations"),
             None => format!("{simulations} simulations"),
@@ -229,31 +278,31 @@ fn advice_line<G: Notation>(
 
 impl PositionTask for Winprob {
     fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+        let seats = seats(game, self.players.as_deref())?;
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
         let calibration = model.calibration(game);
         let book = model.book.as_deref();
-        let shown = bar::bar(game, &state, &model.evaluator, calibration, book);
+        let shown = bar::bar(game, &state, &model.evaluator, calibration, book, &seats);
         let finished = game.outcome(&state).is_some();
         let book_proves = book.is_some_and(|book| book.outcome(game, &state).is_some());
-        let [first, second] = registry::player_names(game);
+        let given = self.players.is_some();
         if self.json {
             let mut report = json!({
-                "draw": shown[1],
                 "finished": finished,
                 "book_proves": book_proves,
-                "simulations": if finished || book_proves { 0 } else { BAR_SIMULATIONS },
+                "simulations": shown.simulations,
                 "calibrated": bar::for_the_bar(calibration).is_some(),
             });
-            report[first] = json!(shown[0]);
-            report[second] = json!(shown[2]);
+            bar_fields(&mut report, game, &shown, &seats, given);
             println!("{report}");
         } else {
             let [first_wins, draw, second_wins] = registry::outcome_names(game);
             println!(
-                "{first_wins} {}, {draw} {}, {second_wins} {}",
-                percent(shown[0]),
-                percent(shown[1]),
-                percent(shown[2])
+                "{first_wins} {}, {draw} {}, {second_wins} {} ({})",
+                percent(shown.wdl[0]),
+                percent(shown.wdl[1]),
+                percent(shown.wdl[2]),
+                seats_words(game, &shown, &seats, given)
             );
         }
         Ok(())

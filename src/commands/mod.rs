@@ -61,6 +61,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 json: args.json,
                 seed: args.seed,
                 alternatives: args.alternatives,
+                players: args.players,
             },
         ),
         Command::Winprob(args) => with_position(
@@ -68,6 +69,7 @@ pub fn run(cli: Cli) -> Result<()> {
             advise::Winprob {
                 model: args.model,
                 json: args.json,
+                players: args.players,
             },
         ),
         Command::Calibrate(args) => calibrate::run(args),

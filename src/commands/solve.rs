@@ -93,7 +93,7 @@ impl PositionTask for Solve {
             let comment = format!(
                 "grandmaitre solve --game {} --rules '{}'",
                 G::NAME,
-                game.rules().to_string()
+                game.rules()
             );
             let (_, text) = Book::checked_text(game, &comment, &state, winner, &book)
                 .map_err(|reason| anyhow::anyhow!("the proof does not read back: {reason}"))?;

@@ -16,7 +16,7 @@
 // What the page shows is also in data attributes, for tests:
 // `body[data-status]` (`loading`, `ready`, `thinking`, `over`, `error`),
 // `#board[data-position]`, each cell's `[data-cell|data-piece|data-markers]`,
-// `#bar[data-light|data-draw|data-dark|data-exact|data-position]`,
+// `#bar[data-light|data-draw|data-dark|data-exact|data-proven|data-players|data-position]`,
 // `#advice[data-move|data-position]`, `#history[data-moves]`.
 
 import * as ort from './ort.wasm.min.mjs';
@@ -352,7 +352,7 @@ function renderHistory() {
 }
 
 function showBar(positionText, bar) {
-  const { light, draw, dark, exact, book } = bar;
+  const { light, draw, dark, exact, book, proven, seated } = bar;
   page.barLight.style.width = `${100 * light}%`;
   page.barDraw.style.width = `${100 * draw}%`;
   page.barDark.style.width = `${100 * dark}%`;
@@ -360,11 +360,15 @@ function showBar(positionText, bar) {
   page.labelDraw.textContent = percent(draw);
   page.labelDark.textContent = percent(dark);
   page.bar.setAttribute('aria-label', `Clair ${percent(light)}, nulle ${percent(draw)}, Foncé ${percent(dark)}`);
-  let note = 'Probabilités calibrées du Grand Maître (recherche de 64 simulations).';
-  if (book) {
-    note = 'Résultat certain : la partie est résolue, le Grand Maître en connaît la solution.';
-  } else if (exact) {
-    note = 'Résultat certain.';
+  const forced = { light: 'gain forcé pour Clair', dark: 'gain forcé pour Foncé', draw: 'nulle forcée' }[proven];
+  let note = seated
+    ? `Chances de chaque camp selon la position et qui joue (${whoPlaysText()}), calibrées sur les parties du Grand Maître.`
+    : 'Probabilités calibrées du Grand Maître (recherche de 64 simulations).';
+  if (exact) {
+    note = book ? 'Résultat certain : la partie est résolue, le Grand Maître en connaît la solution.' : 'Résultat certain.';
+  } else if (forced) {
+    const how = book ? 'la partie est résolue' : 'le Grand Maître le prouve';
+    note = `« ${forced[0].toUpperCase()}${forced.slice(1)} » : ${how} ; les chances disent combien de fois ces joueurs le concrétisent.`;
   }
   page.barNote.textContent = note;
   Object.assign(page.bar.dataset, {
@@ -372,15 +376,39 @@ function showBar(positionText, bar) {
     draw: String(draw),
     dark: String(dark),
     exact: String(exact),
+    proven: String(proven ?? ''),
+    players: String(bar.players ?? ''),
     position: positionText,
   });
+}
+
+/**
+ * Who plays each side, as the bar reads it: against the Grand Maître, its
+ * level on its colour and a person of unknown strength on the other; two
+ * players, two persons.
+ */
+function whoPlays() {
+  if (state.mode !== 'solo') {
+    return { light: 'human', dark: 'human' };
+  }
+  return state.human === LIGHT ? { light: 'human', dark: state.level } : { light: state.level, dark: 'human' };
+}
+
+/** `whoPlays` in words. */
+function whoPlaysText() {
+  const seat = (value) => (value === 'human' ? 'vous' : `niveau ${value}`);
+  const players = whoPlays();
+  if (state.mode !== 'solo') {
+    return 'deux joueurs';
+  }
+  return `Clair : ${seat(players.light)}, Foncé : ${seat(players.dark)}`;
 }
 
 /** The bar of the shown position (dropped if the position changed). */
 async function refreshBar() {
   const epoch = state.epoch;
   const position = state.position;
-  const bar = await state.grandMaitre.bar(position);
+  const bar = await state.grandMaitre.bar(position, { players: whoPlays() });
   if (epoch === state.epoch) {
     showBar(String(position), bar);
   }
@@ -630,6 +658,8 @@ async function main() {
       state.level = Number(page.level.value);
       state.player = newPlayer();
       render();
+      // The bar reads who plays: another level, another bar.
+      refreshBar().catch(showError);
     }
   });
   page.adviceButton.addEventListener('click', () => advise().catch(showError));

@@ -79,6 +79,8 @@ async function readBar(page) {
     light: Number(bar.dataset.light),
     draw: Number(bar.dataset.draw),
     dark: Number(bar.dataset.dark),
+    proven: bar.dataset.proven,
+    players: bar.dataset.players,
     position: bar.dataset.position,
   }));
 }
@@ -300,14 +302,25 @@ describe('the game screen in Chromium', { timeout: 600_000 }, () => {
   test('the start shows the engine bar, and « Conseil » the level 10 move', async () => {
     const page = await open('?mode=duo');
     await settled(page);
-    const expected = description.search_vectors.bar.find((entry) => entry.position === START);
+    const engine = description.search_vectors.bar.find((entry) => entry.position === START);
     const bar = await readBar(page);
     assert.equal(bar.position, START);
-    assertBar(bar, expected, 'start bar');
+    // Two players: the engine's bar for two persons where the model reads
+    // who plays.
+    const twoPersons = engine.seated_bars?.find((entry) => entry.players === 'light=human dark=human' && entry.seated);
+    assertBar(bar, twoPersons ?? engine, 'start bar');
     if (description.book) {
-      // Light's win from the start is proven: the bar says so.
-      assert.equal(bar.light, 1);
+      // Light's win from the start is proven: the bar says so, and (where
+      // it reads who plays) how often two persons convert it.
+      assert.equal(bar.proven, 'light');
       assert.match(await page.$eval('#bar-note', (e) => e.textContent), /la partie est résolue/);
+      if (twoPersons) {
+        assert.equal(bar.players, 'light=human dark=human');
+        assert.match(await page.$eval('#bar-note', (e) => e.textContent), /Gain forcé pour Clair/);
+        assert.ok(bar.light < 1, 'two persons do not always convert a proven win');
+      } else {
+        assert.equal(bar.light, 1);
+      }
     }
     assert.equal(await page.$$eval('#board .cell', (cells) => cells.length), 25);
     assert.equal(await page.$$eval('#board .cell.house', (cells) => cells.length), 10);

@@ -386,7 +386,15 @@ describe(`the export at ${exportDir}`, () => {
     const finished = '5/1LLD1/D1L2/1LLD1/2LDD d - 11';
     const result = await grandMaitre.networkReading(finished);
     assert.deepEqual(result, { light: 1, draw: 0, dark: 0, move: null, legalMoves: [] });
-    assert.deepEqual(await grandMaitre.bar(finished), { light: 1, draw: 0, dark: 0, exact: true });
+    assert.deepEqual(await grandMaitre.bar(finished), {
+      light: 1,
+      draw: 0,
+      dark: 0,
+      exact: true,
+      proven: 'light',
+      seated: grandMaitre.seatedModel !== null,
+      players: 'light=10 dark=10',
+    });
     await assert.rejects(grandMaitre.advise(finished), /^Error: no move to choose: the game is over/);
   });
 
@@ -514,7 +522,39 @@ describe('the search against the engine', () => {
       const bar = await grandMaitre.bar(expected.position);
       assertClose([bar.light, bar.draw, bar.dark], [expected.light, expected.draw, expected.dark], expected.position);
       assert.ok(Math.abs(bar.light + bar.draw + bar.dark - 1) < 1e-6);
+      if (expected.proven !== undefined) {
+        assert.equal(bar.proven, expected.proven?.replace(' wins', '') ?? null, expected.position);
+      }
     }
+  });
+
+  test('the bar for who plays is the engine bar for the same players', async (t) => {
+    const seated = vectors.bar.filter((v) => v.seated_bars?.some((bar) => bar.seated));
+    if (seated.length === 0) {
+      t.skip('the export has no bar for who plays');
+      return;
+    }
+    const seatOf = (text) => (text === 'human' ? 'human' : Number(text));
+    let differ = 0;
+    for (const expected of seated) {
+      const bars = [];
+      for (const vector of expected.seated_bars) {
+        const players = Object.fromEntries(vector.players.split(' ').map((item) => item.split('=')).map(([k, v]) => [k, seatOf(v)]));
+        const bar = await grandMaitre.bar(expected.position, { players });
+        const label = `${expected.position} ${vector.players}`;
+        assertClose([bar.light, bar.draw, bar.dark], [vector.light, vector.draw, vector.dark], label);
+        assert.equal(bar.players, vector.players, label);
+        assert.equal(bar.seated, true, label);
+        bars.push(bar.light);
+      }
+      // Who plays changes the bar.
+      if (new Set(bars).size > 1) {
+        differ += 1;
+      }
+    }
+    assert.ok(differ > 0, 'some position whose bar depends on who plays');
+    await assert.rejects(grandMaitre.bar(seated[0].position, { players: { white: 3 } }), /^Error: invalid players: 'white' is not a side/);
+    await assert.rejects(grandMaitre.bar(seated[0].position, { players: { light: 11 } }), /^Error: invalid players: light must be a level 1-10/);
   });
 
   test('where the solution book proves a win: the engine bar and move, exactly', async (t) => {
@@ -529,7 +569,7 @@ describe('the search against the engine', () => {
     for (const expected of booked) {
       const bar = await grandMaitre.bar(expected.position);
       const engine = [expected.light, expected.draw, expected.dark];
-      if (bar.book) {
+      if (bar.book && !bar.seated) {
         assert.deepEqual([bar.light, bar.draw, bar.dark], engine, expected.position);
       } else {
         assertClose([bar.light, bar.draw, bar.dark], engine, expected.position);
@@ -537,7 +577,11 @@ describe('the search against the engine', () => {
       assert.equal(grandMaitre.bookMove(expected.position), expected.book_move, expected.position);
       if (bar.book) {
         proven += 1;
-        assert.ok([expected.light, expected.dark].includes(1), `${expected.position}: the engine bar is exact`);
+        // The engine flags the proof (an export with a bar for who plays),
+        // or shows it as certain (one without).
+        const flagged = expected.proven !== undefined && expected.proven !== null;
+        assert.ok(flagged || [expected.light, expected.dark].includes(1), `${expected.position}: the engine bar knows the proof`);
+        assert.notEqual(bar.proven, null, expected.position);
       }
       if (expected.book_move !== null) {
         // The levels that play their best play it, without a search; the

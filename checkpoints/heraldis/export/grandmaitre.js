@@ -10,7 +10,8 @@
 // game(description) }`, where the game has `players` (the two players'
 // names, first then second: the keys of the bar), `inputShape` ([planes,
 // height, width]), `actionCount`, `cellCount`, `result(position)` (null, or
-// the exact `{ [first]: 1|0, draw, [second] }`), `legalActions`,
+// the exact `{ [first]: 1|0, draw, [second] }`), `ply(position)` (plies
+// played), `legalActions`,
 // `applyLegal`, `apply`, `parsePosition`, `parseAction`, `formatAction`,
 // `encode(position, planes, offset)`, `isPosition(value)`,
 // `samePosition(a, b)`, and, for a
@@ -201,6 +202,178 @@ function calibrated(bar, calibration, side) {
     out = applyCurves(out, calibration.curves[side]);
   }
   return out;
+}
+
+/** The features of the bar for who plays, version 1 (model/src/calibration/players.rs). */
+const SEATED_FEATURES = [
+  'one',
+  'side',
+  'log_odds',
+  'log_draw',
+  'log_odds_x_mean',
+  'log_odds_x_mean_squared',
+  'log_draw_x_mean',
+  'difference',
+  'mean',
+  'difference_x_side',
+  'time',
+  'difference_x_time',
+  'log_odds_x_time',
+  'random_of_mover',
+  'proof_first',
+  'proof_first_x_rating',
+  'proof_second',
+  'proof_second_x_rating',
+  'proof_draw',
+];
+
+/** Checked numbers of a description's list, `count` of them. */
+function numbers(value, count, where) {
+  if (!Array.isArray(value) || value.length !== count || !value.every((v) => Number.isFinite(numberOf(v)))) {
+    throw new Error(`invalid model description: ${where} must be ${count} numbers`);
+  }
+  return value.map(numberOf);
+}
+
+/**
+ * The bar for who plays in a model description (`calibration.players`),
+ * checked, or null where the model has none (its bar is then the
+ * calibration of one pairing).
+ */
+function seatedModelOf(description, barSimulations) {
+  const players = description.calibration?.players;
+  if (players === null || players === undefined || description.calibration.bar_simulations !== barSimulations) {
+    return null;
+  }
+  if (players.features_version !== 1 || JSON.stringify(players.features) !== JSON.stringify(SEATED_FEATURES)) {
+    throw new Error('invalid model description: calibration.players has features this module does not compute');
+  }
+  const count = SEATED_FEATURES.length;
+  return {
+    ratings: numbers(players.ratings, 10, 'calibration.players.ratings'),
+    random: numbers(players.random_moves, 10, 'calibration.players.random_moves'),
+    playsItsBest: numbers((players.plays_its_best ?? []).map(Number), 10, 'calibration.players.plays_its_best').map(Boolean),
+    plyScale: numbers([players.ply_scale], 1, 'calibration.players.ply_scale')[0],
+    weights: [0, 1].map((k) => numbers(players.weights?.[k], count, `calibration.players.weights[${k}]`)),
+    humanLevels: numbers(players.human_levels, players.human_levels?.length ?? -1, 'calibration.players.human_levels'),
+  };
+}
+
+/** Log-probabilities are floored here before the log-odds (the engine's). */
+const SEATED_LOG_FLOOR = 1e-4;
+
+/**
+ * The features of a reading `{ wdl, proof, side, ply }` (proof: 0 the first
+ * player wins, 1 draw, 2 the second wins, or null) for levels `[a, b]`,
+ * as the engine computes them.
+ */
+function seatedFeatures(model, { wdl, proof, side, ply }, levels) {
+  const [r1, r2] = levels.map((level) => model.ratings[level - 1] / 400);
+  const difference = r1 - r2;
+  const mean = (r1 + r2) / 2;
+  const sign = side === 0 ? 1 : -1;
+  const mover = model.random[levels[side] - 1];
+  const time = ply / Math.max(model.plyScale, 1);
+  let logOdds = 0;
+  let logDraw = 0;
+  let proofs = [0, 0, 0, 0, 0];
+  if (proof === 0) {
+    proofs = [1, r1, 0, 0, 0];
+  } else if (proof === 2) {
+    proofs = [0, 0, 1, r2, 0];
+  } else if (proof === 1) {
+    proofs = [0, 0, 0, 0, 1];
+  } else {
+    const [w, d, l] = wdl.map((p) => Math.log(Math.max(p, SEATED_LOG_FLOOR)));
+    logOdds = w - l;
+    logDraw = d;
+  }
+  return [
+    1,
+    sign,
+    logOdds,
+    logDraw,
+    logOdds * mean,
+    logOdds * mean * mean,
+    logDraw * mean,
+    difference,
+    mean,
+    difference * sign,
+    time,
+    difference * time,
+    logOdds * time,
+    sign * mover,
+    ...proofs,
+  ];
+}
+
+/**
+ * P(first wins), P(draw), P(second wins) of a reading for levels `[a, b]`:
+ * certain where a proven win is kept by the winner's level (it plays its
+ * best, and the proof is the book's, or the game's best levels ask the
+ * solver), else the model's.
+ */
+function wdlAtLevels(model, reading, levels) {
+  const { proof, kept } = reading;
+  if (kept && (proof === 0 || proof === 2) && model.playsItsBest[levels[proof / 2] - 1]) {
+    return [0, 1, 2].map((k) => (k === proof ? 1 : 0));
+  }
+  const x = seatedFeatures(model, reading, levels);
+  const dot = (w) => w.reduce((total, weight, i) => total + weight * x[i], 0);
+  return softmax([0, dot(model.weights[0]), dot(model.weights[1])]);
+}
+
+/**
+ * P(first wins), P(draw), P(second wins) of a reading for `seats`
+ * (`[first, second]`, each a level 1-10 or 'human': the mean over the
+ * model's human levels), as the engine computes it.
+ */
+function seatedWdl(model, reading, seats) {
+  const choices = (seat) => (seat === 'human' ? model.humanLevels : [seat]);
+  const sum = [0, 0, 0];
+  let count = 0;
+  for (const a of choices(seats[0])) {
+    for (const b of choices(seats[1])) {
+      const p = wdlAtLevels(model, reading, [a, b]);
+      p.forEach((value, k) => {
+        sum[k] += value;
+      });
+      count += 1;
+    }
+  }
+  return sum.map((value) => value / count);
+}
+
+/**
+ * The seats `{ [first]: level | 'human', [second]: ... }` (the players'
+ * names as keys; a side left out is level 10) as `[first, second]`, or a
+ * one-line error.
+ */
+function seatsOf(game, players = {}) {
+  if (players === null || typeof players !== 'object') {
+    throw new Error('invalid players: expected an object such as { light: 3, dark: "human" }');
+  }
+  for (const key of Object.keys(players)) {
+    if (!game.players.includes(key)) {
+      throw new Error(`invalid players: '${shown(key)}' is not a side of this game: ${game.players.join(' or ')}`);
+    }
+  }
+  return game.players.map((name) => {
+    const seat = players[name] ?? 10;
+    if (seat === 'human') {
+      return seat;
+    }
+    const level = numberOf(seat);
+    if (!Number.isInteger(level) || level < 1 || level > 10) {
+      throw new Error(`invalid players: ${name} must be a level 1-10 or "human", found ${shown(JSON.stringify(seat))}`);
+    }
+    return level;
+  });
+}
+
+/** The seats in the engine's words: `light=10 dark=human`. */
+function seatsText(game, seats) {
+  return game.players.map((name, k) => `${name}=${seats[k]}`).join(' ');
 }
 
 /** The name of the network's input in a model description (`planes`). */
@@ -425,6 +598,7 @@ export class GrandMaitre {
     this.settings = searchSettings(description);
     this.networkCalibration = calibrationOf(description, 'network_', game.players);
     this.barCalibration = barCalibration(description, game.players, this.settings.barSimulations);
+    this.seatedModel = seatedModelOf(description, this.settings.barSimulations);
     this.inputName = inputNameOf(description);
     this.rules = searchRules(game);
     // One network call at a time: a session runs one batch at once.
@@ -615,35 +789,58 @@ export class GrandMaitre {
   }
 
   /**
-   * The bar: `{ [first], draw, [second], exact }` keyed by the players'
-   * names (Heraldis: `{ light, draw, dark, exact }`), P(first wins),
-   * P(draw), P(second wins) from the network with the bar's search
-   * (model.json's `search.bar_simulations`), calibrated by the model's
-   * calibration (when it was fitted for this search); `exact` when it is
-   * the game's result, the solution book's (`book` then true) or the
-   * search proved it.
+   * The bar: `{ [first], draw, [second], exact, proven, seated, players }`
+   * keyed by the players' names (Heraldis: `{ light, draw, dark, ... }`):
+   * P(first wins), P(draw), P(second wins) given the position and who
+   * plays each side (`players`: `{ light: 3, dark: 'human' }`, a side left
+   * out being level 10), from the network with the bar's search
+   * (model.json's `search.bar_simulations`) read by the model's bar for who
+   * plays, as the engine computes it. `proven` names the proven result
+   * (`'light'`, `'draw'`, `'dark'`) where the game is over, the solution
+   * book proves it (`book` then true) or the search does: « gain forcé »;
+   * the probabilities still say how often these players convert it.
+   * `exact` is true where the probabilities are certain: the game is over,
+   * or a model without a bar for who plays shows a proof (`seated` false:
+   * its calibration was fitted on one pairing).
    */
-  async bar(position) {
+  async bar(position, { players = {} } = {}) {
     const root = this.position(position);
+    const seats = seatsOf(this.game, players);
+    const named = seatsText(this.game, seats);
     const result = this.game.result(root);
     if (result !== null) {
-      return exactBar(this.game, result);
+      const bar = exactBar(this.game, result);
+      const proven = this.game.players.find((name) => result[name] === 1) ?? 'draw';
+      return { ...bar, proven, seated: this.seatedModel !== null, players: named };
     }
-    const proven = this.book === null ? null : this.book.outcome(root);
-    if (proven !== null) {
-      const firstWins = (proven === WIN) === (root.side === 0);
-      return { ...barOf(this.game, firstWins ? [1, 0, 0] : [0, 0, 1], true), book: true };
+    const fromBook = this.book === null ? null : this.book.outcome(root);
+    let wdl = null;
+    let proof = null;
+    if (fromBook !== null) {
+      proof = (fromBook === WIN) === (root.side === 0) ? 0 : 2;
+    } else {
+      const search = new Search(this.rules, root, {
+        ...this.settings.search,
+        simulations: this.settings.barSimulations,
+      });
+      const found = await search.run(this.evaluator);
+      wdl = orient(found.wdl, root.side);
+      if (found.proof !== null) {
+        const first = orient(found.wdl, root.side);
+        proof = first[0] === 1 ? 0 : first[1] === 1 ? 1 : 2;
+      }
     }
-    const search = new Search(this.rules, root, {
-      ...this.settings.search,
-      simulations: this.settings.barSimulations,
-    });
-    const found = await search.run(this.evaluator);
-    const wdl = orient(found.wdl, root.side);
-    if (found.proof !== null) {
-      return barOf(this.game, wdl, true);
+    const proven = proof === null ? null : ['first', 'draw', 'second'][proof];
+    const provenName = proven === null ? null : proven === 'draw' ? 'draw' : this.game.players[proof === 0 ? 0 : 1];
+    const book = fromBook !== null ? { book: true } : {};
+    if (this.seatedModel !== null) {
+      const reading = { wdl: wdl ?? [0, 0, 0], proof, side: root.side, ply: this.game.ply(root), kept: fromBook !== null || this.settings.guardNodes > 0 };
+      const shownWdl = seatedWdl(this.seatedModel, reading, seats).map(Math.fround);
+      return { ...barOf(this.game, shownWdl, false), proven: provenName, seated: true, players: named, ...book };
     }
-    return barOf(this.game, calibrated(wdl, this.barCalibration, root.side), false);
+    const exactTriple = [0, 1, 2].map((k) => (k === proof ? 1 : 0));
+    const out = proof !== null ? exactTriple : calibrated(wdl, this.barCalibration, root.side);
+    return { ...barOf(this.game, out, proof !== null), proven: provenName, seated: false, players: named, ...book };
   }
 
   /**

@@ -5,9 +5,10 @@
 
 use grandmaitre_engine::agent::Agent;
 use grandmaitre_engine::arena::opening_moves;
+use grandmaitre_engine::book::Book;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{Evaluator, Search, SearchConfig};
-use grandmaitre_engine::{Hints, Outcome, Player};
+use grandmaitre_engine::{Hints, Notation, Outcome, Player, Symmetric, ToMove};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -28,7 +29,7 @@ pub const MIXED_LEVELS: [[u32; 2]; 8] = [
 ];
 
 /// Who plays the calibration games.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Pairing {
     /// One level against itself (its search and move choice; its random
     /// moves are left out).
@@ -36,10 +37,76 @@ pub enum Pairing {
     /// The pairs of [`MIXED_LEVELS`] in turn, each level as it plays in the
     /// app (random moves included), colours swapped every other game.
     Mixed,
+    /// The ordered pairs of levels given (the first player's level, the
+    /// second's), in turn, each level as it plays in the app.
+    Pairs(Vec<[u32; 2]>),
+}
+
+impl Pairing {
+    /// `self` (`level` against itself), `mixed`, `every` (every ordered
+    /// pair of levels 1–10) or pairs such as `10v5,5v10,4v4`, or a one-line
+    /// error.
+    pub fn parse(text: &str, level: Level) -> Result<Pairing, String> {
+        match text {
+            "self" => return Ok(Pairing::SelfPlay(level)),
+            "mixed" => return Ok(Pairing::Mixed),
+            "every" => {
+                return Ok(Pairing::Pairs(
+                    (1..=10)
+                        .flat_map(|a| (1..=10).map(move |b| [a, b]))
+                        .collect(),
+                ));
+            }
+            _ => {}
+        }
+        let pairs = text
+            .split(',')
+            .map(|pair| {
+                let levels = pair
+                    .split_once('v')
+                    .and_then(|(a, b)| Some([a.trim().parse().ok()?, b.trim().parse().ok()?]))
+                    .filter(|levels: &[u32; 2]| levels.iter().all(|&n| Level::get(n).is_ok()));
+                levels.ok_or_else(|| {
+                    format!(
+                        "invalid --pairing '{text}': expected self, mixed, every or pairs of levels 1-10 such as 10v5,5v10"
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Pairing::Pairs(pairs))
+    }
+
+    /// The highest level that plays.
+    pub fn top_level(&self) -> u32 {
+        match self {
+            Pairing::SelfPlay(level) => level.number,
+            Pairing::Mixed => MIXED_LEVELS.iter().flatten().copied().max().unwrap_or(10),
+            Pairing::Pairs(pairs) => pairs.iter().flatten().copied().max().unwrap_or(10),
+        }
+    }
+
+    /// In words, for reports: "level 10 against itself", "mixed levels
+    /// (10 v 5, …)", "levels 10 v 5, 5 v 10".
+    pub fn words(&self) -> String {
+        let list = |pairs: &mut dyn Iterator<Item = [u32; 2]>| {
+            pairs
+                .map(|[a, b]| format!("{a} v {b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Pairing::SelfPlay(level) => format!("level {} against itself", level.number),
+            Pairing::Mixed => format!("mixed levels ({})", list(&mut MIXED_LEVELS.iter().copied())),
+            Pairing::Pairs(pairs) if pairs.len() == 100 => {
+                "every ordered pair of levels 1-10".to_string()
+            }
+            Pairing::Pairs(pairs) => format!("levels {}", list(&mut pairs.iter().copied())),
+        }
+    }
 }
 
 /// How calibration games are played.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameSettings {
     /// Who plays.
     pub pairing: Pairing,
@@ -54,8 +121,8 @@ pub struct GameSettings {
 impl GameSettings {
     /// The levels of game `index`: the first player's, the second's.
     pub fn levels(&self, index: u32) -> [Level; 2] {
-        match self.pairing {
-            Pairing::SelfPlay(level) => [level, level],
+        match &self.pairing {
+            Pairing::SelfPlay(level) => [*level, *level],
             Pairing::Mixed => {
                 let [strong, gentle] = MIXED_LEVELS[(index as usize / 2) % MIXED_LEVELS.len()]
                     .map(|n| Level::get(n).expect("a level of the table"));
@@ -65,16 +132,20 @@ impl GameSettings {
                     [gentle, strong]
                 }
             }
+            Pairing::Pairs(pairs) => pairs[index as usize % pairs.len()]
+                .map(|n| Level::get(n).expect("a level checked when read")),
         }
     }
 }
 
 /// Game `index`: a random opening, then the two levels, the bar
-/// (uncalibrated) and the network's own win/draw/loss recorded before
-/// every move. `None` if no opening could be drawn.
-pub fn play<G: Hints, E: Evaluator<G> + Sync>(
+/// (uncalibrated), what proves the result where something does (`book`,
+/// or the bar's own search) and the network's own win/draw/loss recorded
+/// before every move. `None` if no opening could be drawn.
+pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
     game: &G,
     evaluator: &E,
+    book: Option<&Book<G>>,
     settings: &GameSettings,
     index: u32,
 ) -> Option<Played> {
@@ -104,11 +175,22 @@ pub fn play<G: Hints, E: Evaluator<G> + Sync>(
     let mut predictions = Vec::new();
     let mut network = Vec::new();
     let mut sides = Vec::new();
+    let mut proofs = Vec::new();
+    let first_ply = game.ply(&state);
     while game.outcome(&state).is_none() {
         let side = game.current_player(&state);
         sides.push(u8::from(side != Player::First));
         let bar = bar_search(game, &state, evaluator);
         predictions.push(bar.wdl.for_players(bar.side).0);
+        let proof = book
+            .and_then(|book| book.outcome(game, &state))
+            .or(bar.proof)
+            .map(|outcome| match ToMove::exact(outcome).for_players(side).0 {
+                [1.0, _, _] => 0,
+                [_, 1.0, _] => 1,
+                _ => 2,
+            });
+        proofs.push(proof);
         let raw = Search::new(game.clone(), state.clone(), one.clone(), 0).run(evaluator);
         network.push(raw.wdl.for_players(raw.side).0);
         let action = agents[side.index()].select(game, &state);
@@ -128,6 +210,8 @@ pub fn play<G: Hints, E: Evaluator<G> + Sync>(
         sides,
         result,
         levels: Some(levels.map(|level| level.number)),
+        proofs,
+        first_ply: u32::try_from(first_ply).ok(),
         rules: None,
     })
 }
@@ -146,7 +230,7 @@ mod tests {
             opening_plies: 2,
             seed: 5,
         };
-        let played = play(&game, &UniformEvaluator, &settings, 3).expect("an opening");
+        let played = play(&game, &UniformEvaluator, None, &settings, 3).expect("an opening");
         let positions = played.predictions.len();
         assert!(positions > 0);
         assert_eq!(played.network.len(), positions);
@@ -173,7 +257,7 @@ mod tests {
         assert_eq!(numbers(2), [7, 3]);
         // Without an opening the first recorded position is the start.
         let game = Heraldis::default();
-        let played = play(&game, &UniformEvaluator, &settings, 2).expect("a game");
+        let played = play(&game, &UniformEvaluator, None, &settings, 2).expect("a game");
         assert_eq!(played.sides[0], 0);
         assert_eq!(played.levels, Some([7, 3]));
     }

@@ -407,6 +407,7 @@ pub fn calibration(
     simulations: u32,
     games: [usize; 2],
     ece: [f64; 2],
+    players: Option<super::players::PlayersModel>,
 ) -> super::Calibration {
     super::Calibration {
         temperature: bar.temperature,
@@ -418,6 +419,7 @@ pub fn calibration(
         ece_after: ece[1],
         curves: Some(bar.curves.clone()),
         network_curves: Some(network.curves.clone()),
+        players,
     }
 }
 
@@ -463,6 +465,8 @@ mod tests {
                     2
                 },
                 levels: None,
+                proofs: Vec::new(),
+                first_ply: None,
                 rules: None,
             })
             .collect()
@@ -486,6 +490,8 @@ mod tests {
             sides: (0..10).map(|i| (i % 2) as u8).collect(),
             result: 0,
             levels: None,
+            proofs: Vec::new(),
+            first_ply: None,
             rules: None,
         };
         let measured = steadiness(&[&game], RAW, bar_predictions);

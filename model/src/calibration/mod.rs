@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod games;
 pub mod measure;
+pub mod players;
 pub mod records;
 
 /// Probabilities are kept at least this far from 0 before taking logs, so
@@ -55,6 +56,11 @@ pub struct Calibration {
     /// The same after the network's temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_curves: Option<SideCurves>,
+    /// The bar for who plays ([`players`]), where the calibration games
+    /// paired levels; the bar of a seated position reads it instead of
+    /// the temperature and curves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<players::PlayersModel>,
 }
 
 /// A checkpoint's calibrations: the one that serves every rules setting
@@ -147,6 +153,9 @@ impl Calibration {
                     "calibration {name} are not non-decreasing knots in [0, 1]"
                 ));
             }
+        }
+        if let Some(players) = &self.players {
+            players.check()?;
         }
         Ok(())
     }
@@ -395,7 +404,7 @@ fn logistic<const K: usize>(
 
 /// `x` with `m x = v` (Gaussian elimination with partial pivoting), or
 /// `None` for a singular `m`.
-fn solve<const K: usize>(mut m: [[f64; K]; K], mut v: [f64; K]) -> Option<[f64; K]> {
+pub(crate) fn solve<const K: usize>(mut m: [[f64; K]; K], mut v: [f64; K]) -> Option<[f64; K]> {
     for column in 0..K {
         let pivot =
             (column..K).max_by(|&a, &b| m[a][column].abs().total_cmp(&m[b][column].abs()))?;

@@ -24,6 +24,16 @@ pub struct Played {
     /// recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub levels: Option<[u32; 2]>,
+    /// What was proven of each position's result where something proved
+    /// it (the solution book, or the bar's own search), from the first
+    /// player's side as `result` says it; empty in records written before
+    /// proofs were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proofs: Vec<Option<u8>>,
+    /// The ply of the first recorded position (absent in records written
+    /// before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_ply: Option<u32>,
     /// The rules parameters of the game, if not the default ones (the
     /// records file's header holds them, not each game).
     #[serde(skip)]
@@ -171,6 +181,8 @@ pub fn parse_records(
             || played.sides.len() != positions
             || played.result > 2
             || played.sides.iter().any(|&s| s > 1)
+            || !(played.proofs.is_empty() || played.proofs.len() == positions)
+            || played.proofs.iter().flatten().any(|&p| p > 2)
             || played
                 .predictions
                 .iter()

@@ -14,7 +14,7 @@ use crate::calibration::measure::{
 /// The header and the first 100 games of a shipped file (enough games
 /// of one result for its curves to be fitted).
 fn shipped() -> String {
-    let text = include_str!("../../../checkpoints/heraldis/calibration-games/seed-1.jsonl");
+    let text = include_str!("../../../checkpoints/heraldis/calibration-games/fit-1001.jsonl");
     text.lines().take(101).collect::<Vec<_>>().join("\n")
 }
 
@@ -226,6 +226,7 @@ proptest! {
             BAR_SIMULATIONS,
             [fit.len(), test.len()],
             [0.0, 0.0],
+            None,
         );
         prop_assert_eq!(stored.check(), Ok(()));
     }
@@ -252,7 +253,7 @@ fn the_shipped_records_read() {
 fn a_probability_beyond_one_is_refused() {
     // 1e39 is beyond f32: it was once read as an infinite probability,
     // accepted, and fitted as if it were a probability of almost nothing.
-    let text = shipped().replacen("[0.5309036,", "[1e39,", 1);
+    let text = shipped().replacen("[0.30041346,", "[1e39,", 1);
     let error = parse_records(&text, Path::new("games.jsonl"), "heraldis", BAR_SIMULATIONS)
         .expect_err("out of range");
     assert_eq!(
@@ -260,7 +261,7 @@ fn a_probability_beyond_one_is_refused() {
         "games.jsonl:2: bad game record: number out of range at line 1 column 21"
     );
     // 2 fits in an f32 but is no probability.
-    let text = shipped().replacen("[0.5309036,", "[2.0,", 1);
+    let text = shipped().replacen("[0.30041346,", "[2.0,", 1);
     let error = parse_records(&text, Path::new("games.jsonl"), "heraldis", BAR_SIMULATIONS)
         .expect_err("beyond one");
     assert_eq!(error, "games.jsonl:2: inconsistent game record");
@@ -285,12 +286,10 @@ fn repeated_games_are_dropped_before_the_split_and_a_held_out_copy_of_a_fitting_
 }
 
 #[test]
-fn the_shipped_level_10_self_play_files_repeat_games() {
+fn the_shipped_level_10_self_play_file_repeats_games() {
     // What the held-out measure once counted twice: level-10 self-play
     // has no noise, so two games from one opening are one game.
-    let files: Vec<String> = (301..=307)
-        .map(|seed| format!("../checkpoints/heraldis/calibration-games/self-{seed}.jsonl"))
-        .collect();
+    let files = ["../checkpoints/heraldis/calibration-games/held-2004.jsonl"];
     let (_, per_file) = pool_records(&files, "heraldis", BAR_SIMULATIONS).expect("records");
     let games: Vec<Played> = per_file.into_iter().flat_map(|(_, g)| g).collect();
     let total = games.len();

@@ -127,6 +127,7 @@ fn a_calibration_with_a_bad_temperature_or_curve_is_refused() {
         ece_after: 0.05,
         curves: None,
         network_curves: None,
+        players: None,
     };
     assert_eq!(good.check(), Ok(()));
     let cold = Calibration {

@@ -1,5 +1,6 @@
 //! `bench winprob`: the bar's latency on one thread.
 
+use grandmaitre_engine::seats::Seats;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -51,7 +52,14 @@ pub fn bar<G: Registered>(game: &G, model: &ModelChoice, positions: usize) -> Re
         .context("starting one thread")?;
     let mut times: Vec<f64> = pool.install(|| {
         // Warm the buffers once.
-        bar::bar(game, &states[0], &evaluator, calibration.as_ref(), None);
+        bar::bar(
+            game,
+            &states[0],
+            &evaluator,
+            calibration.as_ref(),
+            None,
+            &Seats::DEFAULT,
+        );
         states
             .iter()
             .map(|state| {
@@ -62,6 +70,7 @@ pub fn bar<G: Registered>(game: &G, model: &ModelChoice, positions: usize) -> Re
                     &evaluator,
                     calibration.as_ref(),
                     None,
+                    &Seats::DEFAULT,
                 ));
                 start.elapsed().as_secs_f64() * 1000.0
             })

@@ -56,7 +56,7 @@ pub fn selfplay<G: Notation + Hints>(
     let (mut games, mut positions, mut round) = (0usize, 0usize, 0u64);
     while start.elapsed().as_secs_f64() < seconds {
         play_games(
-            &selfplay,
+            selfplay,
             selfplay.games_in_flight,
             |_| game.clone(),
             &counting,

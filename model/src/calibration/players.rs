@@ -1,0 +1,663 @@
+//! The bar for who plays: P(outcome | position, seats).
+//!
+//! One position is converted differently by different players: level 10
+//! turns a small edge into a win, level 1 throws a won position away.
+//! The model reads the bar's search (its log-odds of the two wins and its
+//! log-probability of a draw, or what proves the result) together with
+//! what the pairing implies, through the levels' ratings on this game:
+//! the difference of the two ratings, their mean (strong pairs convert,
+//! gentle ones blunder), the side to move. It is a multinomial logistic
+//! regression on [`FEATURES`], fitted on engine games over many pairings
+//! by maximum likelihood; the ratings are fitted on the same games'
+//! results (Bradley–Terry, draws half a win), so that a pairing never
+//! played still has its reading, and a new game needs nothing but its
+//! calibration games.
+//!
+//! A human of unknown strength is the mixture of the levels of
+//! [`HUMAN_LEVELS`] under a uniform prior: the mean of the model's answer
+//! over them.
+
+use grandmaitre_engine::levels::Level;
+use grandmaitre_engine::seats::{HUMAN_LEVELS, Seat, Seats};
+use grandmaitre_engine::{ForPlayers, Player};
+use serde::{Deserialize, Serialize};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::measure::{BOOTSTRAP_SAMPLES, Metrics};
+use super::records::Played;
+use super::solve;
+
+/// The version of [`features`]: a stored model of another version is
+/// refused rather than misread.
+pub const FEATURES_VERSION: u32 = 1;
+
+/// The names of the features, in the order of [`features`] and of each
+/// row of [`PlayersModel::weights`]. `log_odds` is ln P(first wins) −
+/// ln P(second wins) of the bar's search, `log_draw` ln P(draw);
+/// `difference` and `mean` are the two players' ratings' difference (first
+/// less second) and mean, in units of 400 Elo, level 10 at 0; `side` is
+/// +1 where the first player is to move, −1 where the second is; `time`
+/// is the ply over the fitting games' mean length; `random_of_mover` is
+/// `side` times the random-move rate of the side to move's level; the
+/// `proof_*` features stand in for the search's reading where the result
+/// is proven, with the proven winner's rating.
+pub const FEATURES: [&str; 19] = [
+    "one",
+    "side",
+    "log_odds",
+    "log_draw",
+    "log_odds_x_mean",
+    "log_odds_x_mean_squared",
+    "log_draw_x_mean",
+    "difference",
+    "mean",
+    "difference_x_side",
+    "time",
+    "difference_x_time",
+    "log_odds_x_time",
+    "random_of_mover",
+    "proof_first",
+    "proof_first_x_rating",
+    "proof_second",
+    "proof_second_x_rating",
+    "proof_draw",
+];
+
+/// Features of one position.
+pub type Features = [f64; FEATURES.len()];
+
+/// Log-probabilities are floored here before the log-odds are taken: the
+/// bar's search is never this sure without a proof.
+const LOG_FLOOR: f64 = 1e-4;
+
+/// Ratings enter in units of this many Elo points.
+const RATING_UNIT: f64 = 400.0;
+
+/// The bar's reading of one position, before it knows who plays.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reading {
+    /// The bar's search (uncalibrated): P(first wins), P(draw), P(second
+    /// wins).
+    pub wdl: ForPlayers<f64>,
+    /// The result, where the book or the search proves it (0 the first
+    /// player wins, 1 draw, 2 the second wins).
+    pub proof: Option<usize>,
+    /// Who is to move.
+    pub to_move: Player,
+    /// Plies played since the start.
+    pub ply: u32,
+    /// Whether a level that plays its best keeps this proof: the solution
+    /// book's (it plays the book's moves), or any in a game where such a
+    /// level asks the solver before it trusts its search (the guard finds
+    /// what the bar's small search proved). Such a level converts the win
+    /// every time.
+    pub kept: bool,
+}
+
+/// What the model knows of one side's player: its rating (Elo, level 10
+/// at 0) and its rate of random moves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rated {
+    /// Elo on this game, level 10 at 0.
+    pub rating: f64,
+    /// Probability of a uniformly random move instead of its own.
+    pub random: f64,
+}
+
+/// The features of `reading` with the first and second players `sides`,
+/// the ply scaled by `ply_scale`.
+pub fn features(reading: &Reading, sides: [Rated; 2], ply_scale: f64) -> Features {
+    let [r1, r2] = sides.map(|s| s.rating / RATING_UNIT);
+    let difference = r1 - r2;
+    let mean = (r1 + r2) / 2.0;
+    let (side, mover) = match reading.to_move {
+        Player::First => (1.0, sides[0]),
+        Player::Second => (-1.0, sides[1]),
+    };
+    let time = f64::from(reading.ply) / ply_scale.max(1.0);
+    let (log_odds, log_draw, proofs) = match reading.proof {
+        // A proof says what the search would only estimate: the proven
+        // winner's strength tells how often it is converted.
+        Some(0) => (0.0, 0.0, [1.0, r1, 0.0, 0.0, 0.0]),
+        Some(2) => (0.0, 0.0, [0.0, 0.0, 1.0, r2, 0.0]),
+        Some(_) => (0.0, 0.0, [0.0, 0.0, 0.0, 0.0, 1.0]),
+        None => {
+            let [w, d, l] = reading.wdl.0.map(|p| p.max(LOG_FLOOR).ln());
+            (w - l, d, [0.0; 5])
+        }
+    };
+    [
+        1.0,
+        side,
+        log_odds,
+        log_draw,
+        log_odds * mean,
+        log_odds * mean * mean,
+        log_draw * mean,
+        difference,
+        mean,
+        difference * side,
+        time,
+        difference * time,
+        log_odds * time,
+        side * mover.random,
+        proofs[0],
+        proofs[1],
+        proofs[2],
+        proofs[3],
+        proofs[4],
+    ]
+}
+
+/// A fitted bar for who plays, stored with the checkpoint's calibration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlayersModel {
+    /// [`FEATURES_VERSION`] of the weights.
+    pub features_version: u32,
+    /// Elo of levels 1 to 10 on this game, level 10 at 0, fitted on the
+    /// calibration games' results.
+    pub ratings: [f64; 10],
+    /// The mean length of the fitting games, in plies (the scale of the
+    /// `time` feature).
+    pub ply_scale: f64,
+    /// Weights of the draw's logit, then of the second player's win, on
+    /// [`FEATURES`] (the first player's win is the reference, logit 0).
+    pub weights: [Vec<f64>; 2],
+    /// The ordered pairs of levels (first player's, second's) whose games
+    /// fitted it.
+    pub pairings: Vec<[u32; 2]>,
+    /// Games that fitted it.
+    pub games: u32,
+}
+
+impl PlayersModel {
+    /// Why the model cannot be used, if it cannot.
+    pub fn check(&self) -> Result<(), String> {
+        if self.features_version != FEATURES_VERSION {
+            return Err(format!(
+                "the players' bar has features version {}, this program reads {FEATURES_VERSION}",
+                self.features_version
+            ));
+        }
+        if self.weights.iter().any(|w| w.len() != FEATURES.len())
+            || self
+                .weights
+                .iter()
+                .flatten()
+                .chain(&self.ratings)
+                .chain([&self.ply_scale])
+                .any(|w| !w.is_finite())
+        {
+            return Err("the players' bar has malformed weights or ratings".to_string());
+        }
+        Ok(())
+    }
+
+    /// The rating of `level` (1–10).
+    pub fn rating(&self, level: u32) -> f64 {
+        self.ratings[(level.clamp(1, 10) - 1) as usize]
+    }
+
+    /// What the model knows of `level`'s player.
+    pub fn rated(&self, level: u32) -> Rated {
+        Rated {
+            rating: self.rating(level),
+            random: Level::get(level).map_or(0.0, |l| l.noise),
+        }
+    }
+
+    /// P(first wins), P(draw), P(second wins) at `reading` for the levels
+    /// `levels` (first player's, second's).
+    pub fn at_levels(&self, reading: &Reading, levels: [u32; 2]) -> [f64; 3] {
+        if let (true, Some(winner @ (0 | 2))) = (reading.kept, reading.proof) {
+            let plays_the_book = Level::get(levels[winner / 2]).is_ok_and(|l| l.plays_its_best());
+            if plays_the_book {
+                return std::array::from_fn(|k| f64::from(u8::from(k == winner)));
+            }
+        }
+        let x = features(reading, levels.map(|l| self.rated(l)), self.ply_scale);
+        let logits = self.weights.each_ref().map(|w| dot(w, &x));
+        softmax([0.0, logits[0], logits[1]])
+    }
+
+    /// The bar at `reading` for `seats`: each level seat by its rating, a
+    /// human as the mean over [`HUMAN_LEVELS`].
+    pub fn apply(&self, reading: &Reading, seats: &Seats) -> ForPlayers<f64> {
+        let choices = |seat: Seat| -> Vec<u32> {
+            match seat {
+                Seat::Level(level) => vec![level],
+                Seat::Human => HUMAN_LEVELS.collect(),
+            }
+        };
+        let (first, second) = (choices(seats.0[0]), choices(seats.0[1]));
+        let mut sum = [0.0; 3];
+        for &a in &first {
+            for &b in &second {
+                let p = self.at_levels(reading, [a, b]);
+                for (s, q) in sum.iter_mut().zip(p) {
+                    *s += q;
+                }
+            }
+        }
+        let count = (first.len() * second.len()) as f64;
+        ForPlayers(sum.map(|s| s / count))
+    }
+}
+
+fn dot(w: &[f64], x: &[f64]) -> f64 {
+    w.iter().zip(x).map(|(a, b)| a * b).sum()
+}
+
+fn softmax(z: [f64; 3]) -> [f64; 3] {
+    let top = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let e = z.map(|v| (v - top).exp());
+    let sum: f64 = e.iter().sum();
+    e.map(|v| v / sum)
+}
+
+/// The readings of a recorded game, position by position.
+pub fn readings(game: &Played) -> impl Iterator<Item = Reading> + '_ {
+    game.predictions
+        .iter()
+        .zip(&game.sides)
+        .enumerate()
+        .map(|(index, (p, &side))| Reading {
+            wdl: ForPlayers(p.map(f64::from)),
+            proof: game.proofs.get(index).copied().flatten().map(usize::from),
+            to_move: if side == 0 {
+                Player::First
+            } else {
+                Player::Second
+            },
+            ply: game.first_ply.unwrap_or(0) + index as u32,
+            kept: false,
+        })
+}
+
+/// Ridge of the weights (per position, towards 0).
+const RIDGE: f64 = 1e-4;
+
+/// Fits the model on `games`, every one with its levels: the ratings,
+/// then the weights.
+pub fn fit(games: &[&Played]) -> Result<PlayersModel, String> {
+    let games: Vec<&Played> = games
+        .iter()
+        .copied()
+        .filter(|g| g.levels.is_some())
+        .collect();
+    if games.len() < 20 {
+        return Err(format!(
+            "{} games with their levels recorded: at least 20 are needed to fit the bar for who plays",
+            games.len()
+        ));
+    }
+    let lengths: f64 = games
+        .iter()
+        .map(|g| f64::from(g.first_ply.unwrap_or(0)) + g.predictions.len() as f64)
+        .sum();
+    let mut model = PlayersModel {
+        features_version: FEATURES_VERSION,
+        ratings: fit_ratings(&games),
+        ply_scale: lengths / games.len() as f64,
+        weights: [Vec::new(), Vec::new()],
+        pairings: Vec::new(),
+        games: games.len() as u32,
+    };
+    let mut rows = Vec::new();
+    let mut outcomes = Vec::new();
+    for game in &games {
+        let sides = game.levels.expect("filtered").map(|l| model.rated(l));
+        for reading in readings(game) {
+            rows.push(features(&reading, sides, model.ply_scale));
+            outcomes.push(game.result);
+        }
+    }
+    model.weights = fit_weights(&rows, &outcomes);
+    model.pairings = games.iter().filter_map(|g| g.levels).collect();
+    model.pairings.sort_unstable();
+    model.pairings.dedup();
+    Ok(model)
+}
+
+/// Elo of levels 1–10 (level 10 at 0) and of the first move, by maximum
+/// likelihood of the games' scores (a draw half a win) under
+/// P(first scores) = σ((Rₐ − R_b + advantage) · ln 10 / 400), with a weak
+/// prior pulling each rating towards its neighbours' (a level no game
+/// told apart stays between them).
+pub fn fit_ratings(games: &[&Played]) -> [f64; 10] {
+    // Parameters: ratings of levels 1–9 (level 10 fixed at 0), then the
+    // first move's advantage, in units of 400 / ln 10.
+    const N: usize = 10;
+    let scale = RATING_UNIT / std::f64::consts::LN_10;
+    let mut theta = [0.0f64; N];
+    for (k, t) in theta.iter_mut().enumerate().take(9) {
+        *t = -((9 - k) as f64) * 0.5;
+    }
+    let prior = 0.05;
+    for _ in 0..100 {
+        let mut gradient = [0.0; N];
+        let mut hessian = [[0.0; N]; N];
+        for game in games {
+            let [a, b] = game.levels.expect("levels");
+            let mut x = [0.0; N];
+            if a != 10 {
+                x[a as usize - 1] += 1.0;
+            }
+            if b != 10 {
+                x[b as usize - 1] -= 1.0;
+            }
+            x[9] = 1.0;
+            let score = match game.result {
+                0 => 1.0,
+                1 => 0.5,
+                _ => 0.0,
+            };
+            let q = sigmoid(dot(&theta, &x));
+            let w = q * (1.0 - q);
+            for i in 0..N {
+                gradient[i] += (q - score) * x[i];
+                for j in 0..N {
+                    hessian[i][j] += w * x[i] * x[j];
+                }
+            }
+        }
+        // Neighbours' pull (level 10 fixed at 0), and a ridge on the
+        // advantage.
+        for k in 0..9 {
+            let above = if k == 8 { 0.0 } else { theta[k + 1] };
+            gradient[k] += prior * (theta[k] - above);
+            hessian[k][k] += prior;
+            if k < 8 {
+                gradient[k + 1] -= prior * (theta[k] - above);
+                hessian[k + 1][k + 1] += prior;
+                hessian[k][k + 1] -= prior;
+                hessian[k + 1][k] -= prior;
+            }
+        }
+        gradient[9] += prior * theta[9];
+        hessian[9][9] += prior;
+        let Some(step) = solve(hessian, gradient) else {
+            break;
+        };
+        for (t, s) in theta.iter_mut().zip(&step) {
+            *t -= s;
+        }
+        if step.iter().map(|s| s.abs()).sum::<f64>() < 1e-10 {
+            break;
+        }
+    }
+    let mut ratings = [0.0; 10];
+    for k in 0..9 {
+        ratings[k] = theta[k] * scale;
+    }
+    ratings
+}
+
+fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// Multinomial logistic regression of `outcomes` on `rows` by Newton's
+/// method with a light ridge: the draw's and the second player's win's
+/// weights (the first player's win the reference).
+fn fit_weights(rows: &[Features], outcomes: &[usize]) -> [Vec<f64>; 2] {
+    const K: usize = FEATURES.len();
+    const N: usize = 2 * K;
+    let ridge = RIDGE * rows.len() as f64;
+    let mut w = [0.0; N];
+    for _ in 0..60 {
+        let mut gradient = [0.0; N];
+        let mut hessian = [[0.0; N]; N];
+        for i in 0..N {
+            gradient[i] = ridge * w[i];
+            hessian[i][i] = ridge;
+        }
+        for (x, &y) in rows.iter().zip(outcomes) {
+            let q = softmax([0.0, dot(&w[..K], x), dot(&w[K..], x)]);
+            for c in 0..2 {
+                let error = q[c + 1] - f64::from(u8::from(y == c + 1));
+                for i in 0..K {
+                    gradient[c * K + i] += error * x[i];
+                }
+                for d in 0..2 {
+                    let h = if c == d {
+                        q[c + 1] * (1.0 - q[c + 1])
+                    } else {
+                        -q[c + 1] * q[d + 1]
+                    };
+                    for i in 0..K {
+                        let hx = h * x[i];
+                        for j in 0..K {
+                            hessian[c * K + i][d * K + j] += hx * x[j];
+                        }
+                    }
+                }
+            }
+        }
+        let Some(step) = solve(hessian, gradient) else {
+            break;
+        };
+        // A damped step keeps separable corners finite.
+        let size = step.iter().map(|s| s.abs()).fold(0.0, f64::max);
+        let damp = if size > 5.0 { 5.0 / size } else { 1.0 };
+        for (wi, s) in w.iter_mut().zip(&step) {
+            *wi -= damp * s;
+        }
+        if size < 1e-9 {
+            break;
+        }
+    }
+    [w[..K].to_vec(), w[K..].to_vec()]
+}
+
+/// The seats a recorded game was played with (its levels; level 10 on
+/// both sides where none were recorded).
+pub fn played_seats(game: &Played) -> Seats {
+    match game.levels {
+        Some(levels) => Seats(levels.map(Seat::Level)),
+        None => Seats::DEFAULT,
+    }
+}
+
+/// The model's bar at every position of `games`, each game told the
+/// seats `seats` gives it, with its result.
+pub fn predictions(
+    model: &PlayersModel,
+    games: &[&Played],
+    seats: &dyn Fn(&Played) -> Seats,
+) -> (Vec<[f64; 3]>, Vec<usize>) {
+    let mut predictions = Vec::new();
+    let mut outcomes = Vec::new();
+    for game in games {
+        let told = seats(game);
+        for reading in readings(game) {
+            predictions.push(model.apply(&reading, &told).0);
+            outcomes.push(game.result);
+        }
+    }
+    (predictions, outcomes)
+}
+
+/// The metrics of the model on `games` told `seats`, and the 95 %
+/// interval of each of [`Metrics::values`] from a bootstrap over whole
+/// games.
+pub fn measure(
+    model: &PlayersModel,
+    games: &[&Played],
+    seats: &dyn Fn(&Played) -> Seats,
+    seed: u64,
+) -> (Metrics, [[f64; 2]; 6]) {
+    // Each game's predictions once; the bootstrap resamples games.
+    let per_game: Vec<(Vec<[f64; 3]>, Vec<usize>)> = games
+        .iter()
+        .map(|game| predictions(model, &[game], seats))
+        .collect();
+    let pooled = |chosen: &mut dyn Iterator<Item = usize>| {
+        let mut p = Vec::new();
+        let mut o = Vec::new();
+        for index in chosen {
+            p.extend_from_slice(&per_game[index].0);
+            o.extend_from_slice(&per_game[index].1);
+        }
+        Metrics::of(&p, &o)
+    };
+    let metrics = pooled(&mut (0..games.len()));
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EA7);
+    let samples: Vec<[f64; 6]> = (0..BOOTSTRAP_SAMPLES)
+        .map(|_| {
+            let n = games.len();
+            pooled(&mut (0..n).map(|_| rng.random_range(0..n))).values()
+        })
+        .collect();
+    let intervals = std::array::from_fn(|metric| {
+        let mut values: Vec<f64> = samples.iter().map(|s| s[metric]).collect();
+        values.sort_by(f64::total_cmp);
+        let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+        [at(0.025), at(0.975)]
+    });
+    (metrics, intervals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Games of `levels` whose bar says 70 % for the first player at every
+    /// position (no proof), which the first player wins at `rate`: 400 of
+    /// them, 6 positions each.
+    fn games(levels: [u32; 2], rate: f64) -> Vec<Played> {
+        (0..400)
+            .map(|index| Played {
+                predictions: vec![[0.7, 0.0, 0.3]; 6],
+                network: vec![[0.5, 0.0, 0.5]; 6],
+                sides: vec![0, 1, 0, 1, 0, 1],
+                result: if (index as f64) < rate * 400.0 { 0 } else { 2 },
+                levels: Some(levels),
+                proofs: vec![None; 6],
+                first_ply: Some(2),
+                rules: None,
+            })
+            .collect()
+    }
+
+    fn reading() -> Reading {
+        Reading {
+            wdl: ForPlayers([0.7, 0.0, 0.3]),
+            proof: None,
+            to_move: Player::First,
+            ply: 4,
+            kept: false,
+        }
+    }
+
+    /// How four pairings convert the bar's 70 %: level 10 against itself
+    /// into 90 %, level 2 against itself into 55 %, level 10 against
+    /// level 2 into 97 %, level 2 against level 10 into 20 %.
+    const CONVERSIONS: [([u32; 2], f64); 4] = [
+        ([10, 10], 0.9),
+        ([2, 2], 0.55),
+        ([10, 2], 0.97),
+        ([2, 10], 0.2),
+    ];
+
+    /// The model fitted on the games of [`CONVERSIONS`].
+    fn fitted_on_conversions() -> PlayersModel {
+        let played: Vec<Played> = CONVERSIONS
+            .iter()
+            .flat_map(|&(levels, rate)| games(levels, rate))
+            .collect();
+        let all: Vec<&Played> = played.iter().collect();
+        fit(&all).expect("a fit")
+    }
+
+    #[test]
+    fn one_reading_of_the_position_is_converted_as_the_pairing_converts_it() {
+        let model = fitted_on_conversions();
+        model.check().expect("a usable model");
+        for (levels, truth) in CONVERSIONS {
+            let said = model.apply(&reading(), &Seats(levels.map(Seat::Level))).0[0];
+            assert!(
+                (said - truth).abs() < 0.03,
+                "{levels:?}: {said} for {truth}"
+            );
+        }
+        // The ratings tell the strong level from the gentle one.
+        assert!(
+            model.rating(2) < model.rating(10) - 300.0,
+            "{:?}",
+            model.ratings
+        );
+    }
+
+    #[test]
+    fn a_human_is_the_mean_over_the_levels_a_person_may_play_like() {
+        let model = fitted_on_conversions();
+        let human = model.apply(&reading(), &Seats([Seat::Level(10), Seat::Human]));
+        let mut mean = [0.0; 3];
+        for level in HUMAN_LEVELS {
+            let p = model.at_levels(&reading(), [10, level]);
+            for (m, q) in mean.iter_mut().zip(p) {
+                *m += q / HUMAN_LEVELS.count() as f64;
+            }
+        }
+        for (said, m) in human.0.iter().zip(mean) {
+            assert!((said - m).abs() < 1e-12);
+        }
+        assert!((human.0.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_proven_win_is_converted_by_strength_not_certain() {
+        // Positions proven won for the first player: level 10 converts
+        // every one, level 1 (against level 1) half of them.
+        let proven = |levels: [u32; 2], rate: f64| -> Vec<Played> {
+            games(levels, rate)
+                .into_iter()
+                .map(|mut game| {
+                    game.predictions = vec![[1.0, 0.0, 0.0]; 6];
+                    game.proofs = vec![Some(0); 6];
+                    game
+                })
+                .collect()
+        };
+        let mut played = proven([10, 10], 1.0);
+        played.extend(proven([1, 1], 0.5));
+        played.extend(games([10, 1], 0.99));
+        played.extend(games([1, 10], 0.01));
+        let all: Vec<&Played> = played.iter().collect();
+        let model = fit(&all).expect("a fit");
+        let at = |levels: [u32; 2]| {
+            let reading = Reading {
+                wdl: ForPlayers([1.0, 0.0, 0.0]),
+                proof: Some(0),
+                ..reading()
+            };
+            model.apply(&reading, &Seats(levels.map(Seat::Level))).0[0]
+        };
+        assert!(at([10, 10]) > 0.98, "{}", at([10, 10]));
+        assert!((at([1, 1]) - 0.5).abs() < 0.06, "{}", at([1, 1]));
+        // Where the book proves it, a level that plays its best plays the
+        // book's moves: certain; level 1 still throws it away at times.
+        let booked = Reading {
+            wdl: ForPlayers([1.0, 0.0, 0.0]),
+            proof: Some(0),
+            kept: true,
+            ..reading()
+        };
+        assert_eq!(model.at_levels(&booked, [7, 1]), [1.0, 0.0, 0.0]);
+        assert!(model.at_levels(&booked, [1, 7])[0] < 1.0);
+    }
+
+    #[test]
+    fn a_stored_model_of_other_features_is_refused() {
+        let played = games([10, 2], 0.9);
+        let mut more = games([2, 10], 0.3);
+        more.extend(played);
+        let all: Vec<&Played> = more.iter().collect();
+        let mut model = fit(&all).expect("a fit");
+        model.features_version += 1;
+        assert!(model.check().is_err());
+    }
+}
