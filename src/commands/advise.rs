@@ -66,7 +66,7 @@ fn seats_words<G: Notation>(game: &G, shown: &Shown, seats: &Seats, given: bool)
     let unread = if shown.seated {
         ""
     } else {
-        ", not read: this model's bar was fitted on one pairing"
+        ", not read: this model's bar has no fit over pairings of players"
     };
     let proven = match shown.proven {
         Some(index) => format!("; proven: {}", bar::outcome_words(game, index)),
