@@ -15,7 +15,8 @@
 //!
 //! A human of unknown strength is the mixture of the levels of
 //! [`HUMAN_LEVELS`] under a uniform prior: the mean of the model's answer
-//! over them.
+//! over them. One fact is not fitted but known: a level that plays its
+//! best converts a proven win it keeps ([`Reading::kept`]) every time.
 
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::seats::{HUMAN_LEVELS, Seat, Seats};
@@ -212,8 +213,8 @@ impl PlayersModel {
     /// `levels` (first player's, second's).
     pub fn at_levels(&self, reading: &Reading, levels: [u32; 2]) -> [f64; 3] {
         if let (true, Some(winner @ (0 | 2))) = (reading.kept, reading.proof) {
-            let plays_the_book = Level::get(levels[winner / 2]).is_ok_and(|l| l.plays_its_best());
-            if plays_the_book {
+            let keeps_it = Level::get(levels[winner / 2]).is_ok_and(|l| l.plays_its_best());
+            if keeps_it {
                 return std::array::from_fn(|k| f64::from(u8::from(k == winner)));
             }
         }
