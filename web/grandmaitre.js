@@ -826,12 +826,10 @@ export class GrandMaitre {
       const found = await search.run(this.evaluator);
       wdl = orient(found.wdl, root.side);
       if (found.proof !== null) {
-        const first = orient(found.wdl, root.side);
-        proof = first[0] === 1 ? 0 : first[1] === 1 ? 1 : 2;
+        proof = wdl.indexOf(1);
       }
     }
-    const proven = proof === null ? null : ['first', 'draw', 'second'][proof];
-    const provenName = proven === null ? null : proven === 'draw' ? 'draw' : this.game.players[proof === 0 ? 0 : 1];
+    const provenName = proof === null ? null : [this.game.players[0], 'draw', this.game.players[1]][proof];
     const book = fromBook !== null ? { book: true } : {};
     if (this.seatedModel !== null) {
       const reading = { wdl: wdl ?? [0, 0, 0], proof, side: root.side, ply: this.game.ply(root), kept: fromBook !== null || this.settings.guardNodes > 0 };

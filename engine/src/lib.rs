@@ -28,4 +28,4 @@ pub use game::{
     Action, ActionLayout, Forcing, Game, GameSpec, Hints, IllegalAction, Notation, Outcome,
     ParseError, Playable, Player, Symmetric, Symmetry,
 };
-pub use wdl::{ForPlayers, ToMove};
+pub use wdl::{ForPlayers, ToMove, players_index};

@@ -7,7 +7,7 @@
 use std::fmt::Display;
 use std::str::FromStr;
 
-use crate::game::ParseError;
+use crate::game::{OneLine, ParseError};
 
 /// Reads `text` field by field: each `key=value` goes to `read(key,
 /// value)`, which stores the value or says what is wrong with it. `fields`
@@ -49,7 +49,12 @@ where
         .parse::<T>()
         .ok()
         .filter(|n| (low..=high).contains(n))
-        .ok_or_else(|| format!("{key} must be a whole number from {low} to {high}, not '{value}'"))
+        .ok_or_else(|| {
+            format!(
+                "{key} must be a whole number from {low} to {high}, not '{}'",
+                OneLine(value)
+            )
+        })
 }
 
 /// The choice `value` names among `choices` (a name and what it stands
@@ -67,7 +72,7 @@ pub fn choice<T: Copy>(key: &str, value: &str, choices: &[(&str, T)]) -> Result<
             } else {
                 format!("{} or {last}", rest.join(", "))
             };
-            format!("{key} must be {names}, not '{value}'")
+            format!("{key} must be {names}, not '{}'", OneLine(value))
         })
 }
 

@@ -34,6 +34,16 @@ fn turned<T: Copy>(wdl: [T; 3], side: Player) -> [T; 3] {
     }
 }
 
+/// The place of `outcome`, for `side`, in a [`ForPlayers`] triple: 0 the
+/// first player wins, 1 a draw, 2 the second player wins.
+pub fn players_index(outcome: Outcome, side: Player) -> usize {
+    match (outcome, side) {
+        (Outcome::Draw, _) => 1,
+        (Outcome::Win, Player::First) | (Outcome::Loss, Player::Second) => 0,
+        _ => 2,
+    }
+}
+
 impl<T: Copy> ToMove<T> {
     /// The same probabilities for the players, `side` being to move.
     pub fn for_players(self, side: Player) -> ForPlayers<T> {

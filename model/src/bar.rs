@@ -15,7 +15,7 @@
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::search::{Evaluator, MovesLeftConfig, Search, SearchConfig, SearchResult};
 use grandmaitre_engine::seats::Seats;
-use grandmaitre_engine::{ForPlayers, Outcome, Playable, Player, ToMove};
+use grandmaitre_engine::{ForPlayers, Outcome, Playable, ToMove, players_index};
 
 use crate::calibration::Calibration;
 use crate::calibration::players::Reading;
@@ -59,7 +59,7 @@ pub fn bar<G: Playable, E: Evaluator<G>>(
     seats: &Seats,
 ) -> Shown {
     let to_move = game.current_player(state);
-    let index = |outcome: Outcome| first_index(ToMove::exact(outcome).for_players(to_move));
+    let index = |outcome: Outcome| players_index(outcome, to_move);
     let calibration = for_the_bar(calibration);
     let players = calibration.and_then(|c| c.players.as_ref());
     if let Some(outcome) = game.outcome(state) {
@@ -117,29 +117,6 @@ pub fn bar<G: Playable, E: Evaluator<G>>(
             seated: false,
             simulations,
         },
-    }
-}
-
-/// The outcome a certain triple stands for: 0 the first player wins, 1 a
-/// draw, 2 the second wins.
-fn first_index(exact: ForPlayers) -> usize {
-    let ForPlayers([first, draw, _]) = exact;
-    if first == 1.0 {
-        0
-    } else if draw == 1.0 {
-        1
-    } else {
-        2
-    }
-}
-
-/// The name of outcome `index` ([`Shown::proven`]) in `game`'s colours:
-/// "light wins", "draw", "dark wins".
-pub fn outcome_words<G: grandmaitre_engine::Notation>(game: &G, index: usize) -> String {
-    match index {
-        0 => format!("{} wins", game.player_name(Player::First)),
-        1 => "draw".to_string(),
-        _ => format!("{} wins", game.player_name(Player::Second)),
     }
 }
 

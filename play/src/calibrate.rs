@@ -521,13 +521,7 @@ fn seated_report(
     seed: u64,
     table: &mut String,
 ) -> Option<(PlayersModel, Vec<serde_json::Value>)> {
-    let mut fitted_pairs: Vec<[u32; 2]> = fit.iter().filter_map(|g| g.levels).collect();
-    fitted_pairs.sort_unstable();
-    fitted_pairs.dedup();
-    if fitted_pairs.len() < 3 {
-        return None;
-    }
-    let model = players::fit(fit).ok()?;
+    let model = players::fit(fit).ok().filter(|m| m.pairings.len() >= 3)?;
     let unordered = |game: &Played| {
         let [a, b] = game.levels.unwrap_or([10, 10]);
         [a.max(b), a.min(b)]

@@ -25,7 +25,7 @@ use grandmaitre_engine::search::{
 use grandmaitre_engine::seats::{HUMAN_LEVELS, Seat, Seats};
 use grandmaitre_engine::solve::{Budget, Solution, SolveReport, Solver};
 use grandmaitre_engine::{Action, ForPlayers, Game, Outcome, ToMove};
-use grandmaitre_model::bar::{BAR_SIMULATIONS, bar, outcome_words};
+use grandmaitre_model::bar::{BAR_SIMULATIONS, bar};
 use grandmaitre_model::calibration::players::{FEATURES, PlayersModel};
 use grandmaitre_model::inference::softmax3;
 use grandmaitre_model::{
@@ -479,7 +479,7 @@ fn bar_json<G: Registered>(
             first: first_wins,
             "draw": draw,
             second: second_wins,
-            "proven": shown.proven.map(|index| outcome_words(game, index)),
+            "proven": shown.proven.map(|index| registry::outcome_names(game)[index].clone()),
             "seated": shown.seated,
         })
     };

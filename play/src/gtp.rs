@@ -471,7 +471,7 @@ impl<G: Registered> Session<G> {
         );
         let ForPlayers([first, draw, second]) = shown.wdl;
         let proven = match shown.proven {
-            Some(index) => format!(" proven {}", bar::outcome_words(&self.game, index)),
+            Some(index) => format!(" proven {}", registry::outcome_names(&self.game)[index]),
             None => String::new(),
         };
         Ok(format!("{first:.4} {draw:.4} {second:.4}{proven}"))

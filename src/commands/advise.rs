@@ -56,7 +56,11 @@ fn bar_fields<G: Notation>(
     report["players"] = json!(seats.text(game));
     report["players_given"] = json!(given);
     report["seated"] = json!(shown.seated);
-    report["bar_proven"] = json!(shown.proven.map(|index| bar::outcome_words(game, index)));
+    report["bar_proven"] = json!(
+        shown
+            .proven
+            .map(|index| registry::outcome_names(game)[index].clone())
+    );
 }
 
 /// "(light=10 dark=human, the default players)" and what is proven, for
@@ -69,7 +73,7 @@ fn seats_words<G: Notation>(game: &G, shown: &Shown, seats: &Seats, given: bool)
         ", not read: this model's bar has no fit over pairings of players"
     };
     let proven = match shown.proven {
-        Some(index) => format!("; proven: {}", bar::outcome_words(game, index)),
+        Some(index) => format!("; proven: {}", registry::outcome_names(game)[index]),
         None => String::new(),
     };
     format!("{}{default}{unread}{proven}", seats.text(game))

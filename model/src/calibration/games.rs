@@ -8,7 +8,7 @@ use grandmaitre_engine::arena::opening_moves;
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{Evaluator, Search, SearchConfig};
-use grandmaitre_engine::{Hints, Notation, Outcome, Player, Symmetric, ToMove};
+use grandmaitre_engine::{Hints, Notation, Outcome, Player, Symmetric, players_index};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -185,11 +185,7 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
         let proof = book
             .and_then(|book| book.outcome(game, &state))
             .or(bar.proof)
-            .map(|outcome| match ToMove::exact(outcome).for_players(side).0 {
-                [1.0, _, _] => 0,
-                [_, 1.0, _] => 1,
-                _ => 2,
-            });
+            .map(|outcome| players_index(outcome, side) as u8);
         proofs.push(proof);
         let raw = Search::new(game.clone(), state.clone(), one.clone(), 0).run(evaluator);
         network.push(raw.wdl.for_players(raw.side).0);

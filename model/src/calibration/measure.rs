@@ -438,13 +438,16 @@ pub fn bootstrap(fitted: &Fitted, test: &[&Played], seed: u64) -> [[[f64; 2]; ST
         })
         .collect();
     std::array::from_fn(|metric| {
-        std::array::from_fn(|stage| {
-            let mut values: Vec<f64> = samples.iter().map(|s| s[stage][metric]).collect();
-            values.sort_by(f64::total_cmp);
-            let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
-            [at(0.025), at(0.975)]
-        })
+        std::array::from_fn(|stage| interval(samples.iter().map(|s| s[stage][metric]).collect()))
     })
+}
+
+/// The central 95 % of bootstrap `values`: their 2.5th and 97.5th
+/// percentiles.
+pub fn interval(mut values: Vec<f64>) -> [f64; 2] {
+    values.sort_by(f64::total_cmp);
+    let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+    [at(0.025), at(0.975)]
 }
 
 #[cfg(test)]

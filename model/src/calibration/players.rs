@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::measure::{BOOTSTRAP_SAMPLES, Metrics};
+use super::measure::{BOOTSTRAP_SAMPLES, Metrics, interval};
 use super::records::Played;
 use super::solve;
 
@@ -512,12 +512,8 @@ pub fn measure(
             pooled(&mut (0..n).map(|_| rng.random_range(0..n))).values()
         })
         .collect();
-    let intervals = std::array::from_fn(|metric| {
-        let mut values: Vec<f64> = samples.iter().map(|s| s[metric]).collect();
-        values.sort_by(f64::total_cmp);
-        let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
-        [at(0.025), at(0.975)]
-    });
+    let intervals =
+        std::array::from_fn(|metric| interval(samples.iter().map(|s| s[metric]).collect()));
     (metrics, intervals)
 }
 
