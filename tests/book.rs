@@ -256,3 +256,70 @@ fn who_plays_changes_the_bar_and_every_interface_gives_the_same_bar() {
         assert!(error.contains("--players"), "{error}");
     }
 }
+
+#[test]
+fn a_persons_moves_move_the_bar_the_same_through_every_interface() {
+    // Light, a person, plays its first moves; Dark is level 6.
+    let moves = "c3 b2 d4 b4 a1 e5";
+    let players = "light=human dark=6";
+    let before = json(&["winprob", "--json", "--players", players]);
+    let after = json(&["winprob", "--json", "--players", players, "--moves", moves]);
+    // Before any move, a person is every level alike; their moves move
+    // the belief, and with it the bar.
+    let mean = |bar: &Value| {
+        bar["beliefs"]["light"]["mean_level"]
+            .as_f64()
+            .expect("a belief")
+    };
+    assert!((mean(&before) - 5.0).abs() < 1e-9, "{before}");
+    assert!((mean(&after) - 5.0).abs() > 0.05, "{after}");
+    assert!(
+        after["beliefs"].get("dark").is_none(),
+        "a level is no belief"
+    );
+    let weights: f64 = after["beliefs"]["light"]["levels"]
+        .as_array()
+        .expect("levels")
+        .iter()
+        .map(|pair| pair[1].as_f64().expect("a weight"))
+        .sum();
+    assert!((weights - 1.0).abs() < 1e-9);
+    // The advice's headline is the same bar.
+    let advice = json(&[
+        "advise",
+        "--json",
+        "--sims",
+        "8",
+        "--players",
+        players,
+        "--moves",
+        moves,
+    ]);
+    assert_eq!(advice["light"], after["light"]);
+    // The engine protocol reads the moves played on it.
+    let plays: String = moves
+        .split(' ')
+        .enumerate()
+        .map(|(ply, text)| {
+            let colour = if ply % 2 == 0 { "light" } else { "dark" };
+            format!("play {colour} {text}\n")
+        })
+        .collect();
+    let output = grandmaitre()
+        .args(["gtp", "--sims", "8"])
+        .write_stdin(format!("gm-players {players}\n{plays}gm-winprob\nquit\n"))
+        .output()
+        .expect("runs");
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    let answers: Vec<&str> = text.split("\n\n").collect();
+    let number = |key: &str| after[key].as_f64().expect("a number");
+    assert!(
+        answers[7].starts_with(&format!(
+            "= {:.4} {:.4} {:.4}",
+            number("light"),
+            number("draw"),
+            number("dark")
+        )),
+        "{text}"
+    );
+}

@@ -447,7 +447,7 @@ fn calibrate_over_pairings_fits_a_bar_that_reads_who_plays() {
     .expect("JSON");
     let players = &stored["calibration"]["players"];
     assert_eq!(players["ratings"].as_array().map(Vec::len), Some(10));
-    assert_eq!(players["weights"][0].as_array().map(Vec::len), Some(19));
+    assert_eq!(players["weights"][0].as_array().map(Vec::len), Some(37));
     assert_eq!(players["pairings"].as_array().map(Vec::len), Some(4));
     // The same position, other players: another bar, each as asked.
     let bar = |players: &str| -> serde_json::Value {
@@ -463,6 +463,54 @@ fn calibrate_over_pairings_fits_a_bar_that_reads_who_plays() {
     assert_eq!(gentle["seated"], true);
     assert_eq!(gentle["players"], "light=1 dark=6");
     assert_ne!(gentle["light"], strong["light"], "{gentle} {strong}");
+    // The games' moves fitted how each playing level moves (levels 1, 2
+    // and 6 here), and a person is read through the moves they played.
+    let fitted: Vec<u64> = players["moves"]["moves"]
+        .as_array()
+        .expect("a move model")
+        .iter()
+        .map(|n| n.as_u64().expect("a count"))
+        .collect();
+    assert_eq!(fitted.len(), 10);
+    for level in [1, 2, 6] {
+        assert!(fitted[level - 1] > 0, "{fitted:?}");
+    }
+    assert_eq!(fitted[9], 0, "level 10 never played");
+    let person = bar("light=human,dark=6");
+    let weights = person["beliefs"]["light"]["levels"]
+        .as_array()
+        .expect("a belief");
+    assert_eq!(weights.len(), 9);
+    assert!(
+        weights
+            .iter()
+            .any(|pair| (pair[1].as_f64().expect("a weight") - 1.0 / 9.0).abs() > 1e-6),
+        "{person}"
+    );
+    // A bar for who plays fitted on features of another version of the
+    // program is set aside, said once on stderr: the model still serves,
+    // its bar reads no players until calibrate fits it again.
+    let path = Path::new(&model).join("checkpoint.json");
+    let mut edited = stored.clone();
+    edited["calibration"]["players"]["features_version"] = serde_json::json!(1);
+    std::fs::write(&path, serde_json::to_vec(&edited).expect("JSON")).expect("written");
+    let output = grandmaitre()
+        .args([
+            "winprob",
+            "--model",
+            &model,
+            "--json",
+            "--players",
+            "light=3",
+        ])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let bar: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(bar["seated"], false, "{bar}");
+    let warning = String::from_utf8(output.stderr).expect("utf-8");
+    assert_eq!(warning.lines().count(), 1, "{warning}");
+    assert!(warning.contains("calibrate"), "{warning}");
 }
 
 #[test]

@@ -458,7 +458,7 @@ const RECORDS_FILES: usize = 200;
 
 /// The header and the first `games` games of a shipped records file.
 fn shipped_records(games: usize) -> String {
-    let text = std::fs::read_to_string("checkpoints/heraldis/calibration-games/fit-1001.jsonl")
+    let text = std::fs::read_to_string("checkpoints/heraldis/calibration-games/fit-1101.jsonl")
         .expect("the shipped calibration games");
     text.lines().take(games + 1).collect::<Vec<_>>().join("\n") + "\n"
 }

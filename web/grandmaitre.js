@@ -204,15 +204,13 @@ function calibrated(bar, calibration, side) {
   return out;
 }
 
-/** The features of the bar for who plays, version 1 (model/src/calibration/players.rs). */
+/** The features of the bar for who plays, version 2 (model/src/calibration/players.rs). */
 const SEATED_FEATURES = [
   'one',
   'side',
   'log_odds',
   'log_draw',
-  'log_odds_x_mean',
   'log_odds_x_mean_squared',
-  'log_draw_x_mean',
   'difference',
   'mean',
   'difference_x_side',
@@ -225,6 +223,8 @@ const SEATED_FEATURES = [
   'proof_second',
   'proof_second_x_rating',
   'proof_draw',
+  ...Array.from({ length: 10 }, (_, k) => `log_odds_at_${k + 1}`),
+  ...Array.from({ length: 10 }, (_, k) => `log_draw_at_${k + 1}`),
 ];
 
 /** Checked numbers of a description's list, `count` of them. */
@@ -245,7 +245,7 @@ function seatedModelOf(description, barSimulations) {
   if (players === null || players === undefined || description.calibration.bar_simulations !== barSimulations) {
     return null;
   }
-  if (players.features_version !== 1 || JSON.stringify(players.features) !== JSON.stringify(SEATED_FEATURES)) {
+  if (players.features_version !== 2 || JSON.stringify(players.features) !== JSON.stringify(SEATED_FEATURES)) {
     throw new Error('invalid model description: calibration.players has features this module does not compute');
   }
   const count = SEATED_FEATURES.length;
@@ -256,7 +256,67 @@ function seatedModelOf(description, barSimulations) {
     plyScale: numbers([players.ply_scale], 1, 'calibration.players.ply_scale')[0],
     weights: [0, 1].map((k) => numbers(players.weights?.[k], count, `calibration.players.weights[${k}]`)),
     humanLevels: numbers(players.human_levels, players.human_levels?.length ?? -1, 'calibration.players.human_levels'),
+    moves: moveModelOf(players.moves),
   };
+}
+
+/**
+ * How each level moves (`calibration.players.moves`: the exponent of the
+ * network's priors and the slip of each level 1-10), or null where the
+ * model has none (a person is then every level alike).
+ */
+function moveModelOf(moves) {
+  if (moves === null || moves === undefined) {
+    return null;
+  }
+  const sharpness = numbers(moves.sharpness, 10, 'calibration.players.moves.sharpness');
+  const slip = numbers(moves.slip, 10, 'calibration.players.moves.slip');
+  if (sharpness.some((b) => b < 0) || slip.some((s) => s < 0 || s > 1)) {
+    throw new Error('invalid model description: calibration.players.moves has a negative exponent or a slip outside 0-1');
+  }
+  const tempering = moves.tempering === undefined ? 1 : numberOf(moves.tempering);
+  if (!(Number.isFinite(tempering) && tempering > 0)) {
+    throw new Error('invalid model description: calibration.players.moves.tempering must be a positive number');
+  }
+  return { sharpness, slip, tempering };
+}
+
+/** Priors are floored here before they are raised to a power (the engine's). */
+const PRIOR_FLOOR = 1e-6;
+
+/**
+ * P(the move `played` of `priors` | level `level` plays it), as the engine
+ * computes it (model/src/calibration/moves.rs): the level's random moves,
+ * then its slip, then the priors sharpened by its exponent.
+ */
+function moveLikelihood(model, level, priors, played) {
+  const sharpness = model.moves.sharpness[level - 1];
+  const slip = model.moves.slip[level - 1];
+  const random = model.random[level - 1];
+  const uniform = 1 / priors.length;
+  const logs = priors.map((p) => sharpness * Math.log(Math.max(p, PRIOR_FLOOR)));
+  const top = Math.max(...logs);
+  const sum = logs.reduce((total, l) => total + Math.exp(l - top), 0);
+  const sharpened = Math.exp(logs[played] - top) / sum;
+  return random * uniform + (1 - random) * (slip * uniform + (1 - slip) * sharpened);
+}
+
+/**
+ * The belief `[[level, weight], ...]` over the model's human levels after
+ * the moves `seen` (`{ priors, played }` each), from the uniform prior, each
+ * move's likelihood raised to the model's tempering.
+ */
+function beliefOf(model, seen) {
+  const logs = model.humanLevels.map((level) =>
+    seen.reduce(
+      (total, { priors, played }) => total + model.moves.tempering * Math.log(Math.max(moveLikelihood(model, level, priors, played), Number.MIN_VALUE)),
+      0,
+    ),
+  );
+  const top = Math.max(...logs);
+  const weights = logs.map((l) => Math.exp(l - top));
+  const sum = weights.reduce((a, b) => a + b, 0);
+  return model.humanLevels.map((level, k) => [level, weights[k] / sum]);
 }
 
 /** Log-probabilities are floored here before the log-odds (the engine's). */
@@ -288,14 +348,14 @@ function seatedFeatures(model, { wdl, proof, side, ply }, levels) {
     logOdds = w - l;
     logDraw = d;
   }
+  const at = (level) => (levels[0] === level ? 1 : 0) + (levels[1] === level ? 1 : 0);
+  const perLevel = Array.from({ length: 10 }, (_, k) => k + 1);
   return [
     1,
     sign,
     logOdds,
     logDraw,
-    logOdds * mean,
     logOdds * mean * mean,
-    logDraw * mean,
     difference,
     mean,
     difference * sign,
@@ -304,6 +364,8 @@ function seatedFeatures(model, { wdl, proof, side, ply }, levels) {
     logOdds * time,
     sign * mover,
     ...proofs,
+    ...perLevel.map((level) => logOdds * at(level)),
+    ...perLevel.map((level) => logDraw * at(level)),
   ];
 }
 
@@ -325,23 +387,38 @@ function wdlAtLevels(model, reading, levels) {
 
 /**
  * P(first wins), P(draw), P(second wins) of a reading for `seats`
- * (`[first, second]`, each a level 1-10 or 'human': the mean over the
- * model's human levels), as the engine computes it.
+ * (`[first, second]`, each a level 1-10 or 'human'), a human read through
+ * their belief in `beliefs` (`[level, weight]` lists per side, or null: the
+ * uniform prior over the model's human levels), as the engine computes it.
  */
-function seatedWdl(model, reading, seats) {
-  const choices = (seat) => (seat === 'human' ? model.humanLevels : [seat]);
+function seatedWdl(model, reading, seats, beliefs = [null, null]) {
+  const uniform = model.humanLevels.map((level) => [level, 1 / model.humanLevels.length]);
+  const choices = (seat, side) => (seat === 'human' ? beliefs[side] ?? uniform : [[seat, 1]]);
   const sum = [0, 0, 0];
-  let count = 0;
-  for (const a of choices(seats[0])) {
-    for (const b of choices(seats[1])) {
+  for (const [a, wa] of choices(seats[0], 0)) {
+    for (const [b, wb] of choices(seats[1], 1)) {
       const p = wdlAtLevels(model, reading, [a, b]);
       p.forEach((value, k) => {
-        sum[k] += value;
+        sum[k] += wa * wb * value;
       });
-      count += 1;
     }
   }
-  return sum.map((value) => value / count);
+  return sum;
+}
+
+/** The beliefs of `bar`, keyed by the players' names: `{ meanLevel, levels, moves }`. */
+function beliefsNamed(game, beliefs) {
+  const named = {};
+  beliefs.forEach((belief, side) => {
+    if (belief !== null) {
+      named[game.players[side]] = {
+        meanLevel: belief.levels.reduce((total, [level, weight]) => total + level * weight, 0),
+        levels: belief.levels,
+        moves: belief.moves,
+      };
+    }
+  });
+  return named;
 }
 
 /**
@@ -801,17 +878,25 @@ export class GrandMaitre {
    * the probabilities still say how often these players convert it.
    * `exact` is true where the probabilities are certain: the game is over,
    * or a model without a bar for who plays shows a proof (`seated` false:
-   * its calibration was fitted on one pairing).
+   * its calibration was fitted on one pairing). A human side is read
+   * through a belief over the levels they play like, updated by their
+   * moves in `history` (the moves that led to the position, oldest first,
+   * each `{ position, move }`: the position it was played in and the move
+   * in notation); `beliefs` gives it per human side where the model reads
+   * moves: `{ meanLevel, levels: [[level, weight], ...], moves }` (`moves`:
+   * how many of their moves it read).
    */
-  async bar(position, { players = {} } = {}) {
+  async bar(position, { players = {}, history = [] } = {}) {
     const root = this.position(position);
     const seats = seatsOf(this.game, players);
     const named = seatsText(this.game, seats);
+    const beliefs = await this.beliefs(seats, history);
+    const believed = beliefsNamed(this.game, beliefs);
     const result = this.game.result(root);
     if (result !== null) {
       const bar = exactBar(this.game, result);
       const proven = this.game.players.find((name) => result[name] === 1) ?? 'draw';
-      return { ...bar, proven, seated: this.seatedModel !== null, players: named };
+      return { ...bar, proven, seated: this.seatedModel !== null, players: named, beliefs: believed };
     }
     const fromBook = this.book === null ? null : this.book.outcome(root);
     let wdl = null;
@@ -833,12 +918,54 @@ export class GrandMaitre {
     const book = fromBook !== null ? { book: true } : {};
     if (this.seatedModel !== null) {
       const reading = { wdl: wdl ?? [0, 0, 0], proof, side: root.side, ply: this.game.ply(root), kept: fromBook !== null || this.settings.guardNodes > 0 };
-      const shownWdl = seatedWdl(this.seatedModel, reading, seats).map(Math.fround);
-      return { ...barOf(this.game, shownWdl, false), proven: provenName, seated: true, players: named, ...book };
+      const shownWdl = seatedWdl(this.seatedModel, reading, seats, beliefs.map((b) => b?.levels ?? null)).map(Math.fround);
+      return { ...barOf(this.game, shownWdl, false), proven: provenName, seated: true, players: named, beliefs: believed, ...book };
     }
     const exactTriple = [0, 1, 2].map((k) => (k === proof ? 1 : 0));
     const out = proof !== null ? exactTriple : calibrated(wdl, this.barCalibration, root.side);
-    return { ...barOf(this.game, out, proof !== null), proven: provenName, seated: false, players: named, ...book };
+    return { ...barOf(this.game, out, proof !== null), proven: provenName, seated: false, players: named, beliefs: believed, ...book };
+  }
+
+  /**
+   * The belief over the levels of each human seat of `seats` after their
+   * moves in `history` (see `bar`), `[first, second]`: null for a level's
+   * seat, or where the model does not read moves. The network's priors at
+   * the positions they moved from are kept from earlier searches where
+   * they can be.
+   */
+  async beliefs(seats, history) {
+    if (!Array.isArray(history)) {
+      throw new Error('invalid history: expected a list of { position, move }');
+    }
+    const moved = history.map((entry, index) => {
+      if (entry === null || typeof entry !== 'object' || typeof entry.move !== 'string') {
+        throw new Error(`invalid history: entry ${index + 1} must be { position, move } with the move in notation`);
+      }
+      const before = this.position(entry.position);
+      let action;
+      try {
+        action = this.game.parseAction(before, entry.move);
+      } catch (error) {
+        throw new Error(`invalid history: entry ${index + 1}: ${shown(error.message)}`);
+      }
+      return { before, action };
+    });
+    const model = this.seatedModel;
+    if (model === null || model.moves === null || !seats.includes('human')) {
+      return [null, null];
+    }
+    const theirs = moved.filter(({ before }) => seats[before.side] === 'human');
+    const evaluations = theirs.length === 0 ? [] : await this.evaluations(theirs.map(({ before }) => before));
+    const seen = [[], []];
+    theirs.forEach(({ before, action }, k) => {
+      const legal = this.game.legalActions(before);
+      const logits = legal.map((a) => evaluations[k].policyLogits[a]);
+      const top = Math.max(...logits);
+      const exp = logits.map((l) => Math.exp(l - top));
+      const sum = exp.reduce((a, b) => a + b, 0);
+      seen[before.side].push({ priors: exp.map((e) => Math.fround(e / sum)), played: legal.indexOf(action) });
+    });
+    return seats.map((seat, side) => (seat === 'human' ? { levels: beliefOf(model, seen[side]), moves: seen[side].length } : null));
   }
 
   /**

@@ -18,14 +18,17 @@ use grandmaitre_engine::seats::Seats;
 use grandmaitre_engine::{ForPlayers, Outcome, Playable, ToMove, players_index};
 
 use crate::calibration::Calibration;
-use crate::calibration::players::Reading;
+use crate::calibration::moves::{self, Belief};
+use crate::calibration::players::{PlayersModel, Reading};
+use grandmaitre_engine::Action;
 use grandmaitre_engine::Hints;
+use grandmaitre_engine::seats::Seat;
 
 /// Simulations of the bar's search.
 pub const BAR_SIMULATIONS: u32 = 64;
 
 /// What the bar shows at a position.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Shown {
     /// P(first player wins), P(draw), P(second player wins), given the
     /// position and who plays.
@@ -42,14 +45,21 @@ pub struct Shown {
     /// Simulations the bar searched (0 where the game is over or the book
     /// proves the result).
     pub simulations: u32,
+    /// The belief over the levels of each human seat (the first player's,
+    /// the second's) after their moves in the history, where the bar reads
+    /// moves; `None` for a level's seat.
+    pub beliefs: [Option<Belief>; 2],
 }
 
 /// The bar at `state` for `seats`: P(first player wins), P(draw),
 /// P(second player wins), from the network with the bar's search, read by
 /// the calibration's bar for who plays when it has one (and it was fitted
-/// for this search), else calibrated as the calibration says. A finished
-/// game shows its result; a result `book` or the search proves is flagged
-/// in [`Shown::proven`].
+/// for this search), else calibrated as the calibration says. A human seat
+/// is read through a belief over the levels they play like, updated by
+/// their moves in `history` (the positions that led to `state`, each with
+/// the move played there; empty where the game's past is not known). A
+/// finished game shows its result; a result `book` or the search proves is
+/// flagged in [`Shown::proven`].
 pub fn bar<G: Playable, E: Evaluator<G>>(
     game: &G,
     state: &G::State,
@@ -57,11 +67,16 @@ pub fn bar<G: Playable, E: Evaluator<G>>(
     calibration: Option<&Calibration>,
     book: Option<&Book<G>>,
     seats: &Seats,
+    history: &[(G::State, Action)],
 ) -> Shown {
     let to_move = game.current_player(state);
     let index = |outcome: Outcome| players_index(outcome, to_move);
     let calibration = for_the_bar(calibration);
     let players = calibration.and_then(|c| c.players.as_ref());
+    let beliefs = match players {
+        Some(players) => beliefs(game, players, seats, history, evaluator),
+        None => [None, None],
+    };
     if let Some(outcome) = game.outcome(state) {
         // The game is over: its result, whoever played.
         return Shown {
@@ -69,6 +84,7 @@ pub fn bar<G: Playable, E: Evaluator<G>>(
             proven: Some(index(outcome)),
             seated: players.is_some(),
             simulations: 0,
+            beliefs,
         };
     }
     let from_book = book.and_then(|book| book.outcome(game, state));
@@ -99,10 +115,16 @@ pub fn bar<G: Playable, E: Evaluator<G>>(
                 kept: from_book.is_some() || game.guard_nodes() > 0,
             };
             Shown {
-                wdl: ForPlayers(players.apply(&reading, seats).0.map(|p| p as f32)),
+                wdl: ForPlayers(
+                    players
+                        .apply_believed(&reading, seats, &beliefs)
+                        .0
+                        .map(|p| p as f32),
+                ),
                 proven,
                 seated: true,
                 simulations,
+                beliefs,
             }
         }
         (None, Some(result)) => Shown {
@@ -110,14 +132,49 @@ pub fn bar<G: Playable, E: Evaluator<G>>(
             proven,
             seated: false,
             simulations,
+            beliefs,
         },
         (None, None) => Shown {
             wdl: ToMove::exact(from_book.expect("proven by the book")).for_players(to_move),
             proven,
             seated: false,
             simulations,
+            beliefs,
         },
     }
+}
+
+/// The belief over the levels of each human seat of `seats` after their
+/// moves in `history`, where `players` reads moves (the network's priors
+/// at every position they moved from, in one batch).
+fn beliefs<G: Playable, E: Evaluator<G>>(
+    game: &G,
+    players: &PlayersModel,
+    seats: &Seats,
+    history: &[(G::State, Action)],
+    evaluator: &E,
+) -> [Option<Belief>; 2] {
+    let Some(model) = &players.moves else {
+        return [None, None];
+    };
+    let human = seats.0.map(|seat| seat == Seat::Human);
+    let theirs: Vec<(G::State, Action)> = history
+        .iter()
+        .filter(|(state, _)| human[game.current_player(state).index()])
+        .cloned()
+        .collect();
+    let seen = moves::seen(game, &theirs, evaluator);
+    std::array::from_fn(|side| {
+        human[side].then(|| {
+            model.belief(
+                theirs
+                    .iter()
+                    .zip(&seen)
+                    .filter(|((state, _), _)| game.current_player(state).index() == side)
+                    .filter_map(|(_, seen)| seen.as_ref()),
+            )
+        })
+    })
 }
 
 /// `calibration` if it was fitted for the bar's search, else none: a
@@ -157,6 +214,7 @@ pub fn shown_wdl(result: &SearchResult, calibration: Option<&Calibration>) -> Fo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grandmaitre_engine::Game;
     use grandmaitre_engine::Notation;
     use grandmaitre_engine::heraldis::Heraldis;
     use grandmaitre_engine::search::UniformEvaluator;
@@ -173,6 +231,7 @@ mod tests {
             None,
             None,
             &Seats::DEFAULT,
+            &[],
         );
         assert_eq!(shown.wdl, ForPlayers([1.0, 0.0, 0.0]));
         assert_eq!(shown.proven, Some(0));
@@ -180,8 +239,87 @@ mod tests {
         let over = game
             .parse_state("5/5/5/LLLL1/DDD2 d - 7")
             .expect("position");
-        let shown = bar(&game, &over, &UniformEvaluator, None, None, &Seats::DEFAULT);
+        let shown = bar(
+            &game,
+            &over,
+            &UniformEvaluator,
+            None,
+            None,
+            &Seats::DEFAULT,
+            &[],
+        );
         assert_eq!(shown.wdl, ForPlayers([1.0, 0.0, 0.0]));
         assert_eq!((shown.proven, shown.simulations), (Some(0), 0));
+    }
+
+    /// A network whose policy prefers low action numbers.
+    struct Leaning;
+
+    impl Evaluator<Heraldis> for Leaning {
+        fn evaluate(
+            &self,
+            requests: &[grandmaitre_engine::search::EvaluationRequest<'_, Heraldis>],
+            output: &mut grandmaitre_engine::search::Evaluations,
+        ) {
+            let count = requests.first().map_or(0, |r| r.game.spec().action_count);
+            output.reset(count);
+            for _ in requests {
+                output
+                    .policy_logits
+                    .extend((0..count).map(|a| -0.4 * a as f32));
+                output.wdl.push(ToMove::EVEN);
+            }
+        }
+    }
+
+    #[test]
+    fn a_person_who_plays_the_networks_favourites_is_believed_stronger() {
+        use crate::calibration::moves::MoveModel;
+        let game = Heraldis::default();
+        // Levels from loose to sharp followers of the network.
+        let players = PlayersModel {
+            features_version: crate::calibration::players::FEATURES_VERSION,
+            ratings: [0.0; 10],
+            ply_scale: 20.0,
+            weights: [
+                vec![0.0; crate::calibration::players::FEATURES.len()],
+                vec![0.0; crate::calibration::players::FEATURES.len()],
+            ],
+            pairings: Vec::new(),
+            games: 0,
+            moves: Some(MoveModel {
+                sharpness: (1..=10).map(f64::from).collect(),
+                slip: vec![0.02; 10],
+                moves: vec![100; 10],
+                tempering: 1.0,
+            }),
+        };
+        // Light always plays its favourite move, Dark its least liked.
+        let mut state = game.initial_state();
+        let mut history = Vec::new();
+        let mut legal = Vec::new();
+        while history.len() < 6 && game.outcome(&state).is_none() {
+            legal.clear();
+            game.legal_actions(&state, &mut legal);
+            let action = if game.current_player(&state) == grandmaitre_engine::Player::First {
+                legal[0]
+            } else {
+                legal[legal.len() - 1]
+            };
+            let next = game.play(&state, action).expect("legal");
+            history.push((std::mem::replace(&mut state, next), action));
+        }
+        let human = Seats([Seat::Human, Seat::Human]);
+        let [light, dark] = beliefs(&game, &players, &human, &history, &Leaning)
+            .map(|belief| belief.expect("a human seat").mean());
+        assert!(light > 6.0 && dark < 3.0, "light {light}, dark {dark}");
+        // A level's seat has no belief; a person who has not moved is
+        // believed every level alike.
+        let seats = Seats([Seat::Level(4), Seat::Human]);
+        let [four, dark_again] = beliefs(&game, &players, &seats, &history, &Leaning);
+        assert!(four.is_none());
+        assert_eq!(dark_again.map(|b| b.mean()), Some(dark));
+        let unmoved = beliefs(&game, &players, &seats, &[], &Leaning)[1].clone();
+        assert_eq!(unmoved, Some(Belief::uniform()));
     }
 }

@@ -27,6 +27,7 @@ use grandmaitre_engine::game::OneLine;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::calibration::players::FEATURES_VERSION;
 use crate::calibration::{Calibration, Calibrations};
 use crate::inference::NetworkEvaluator;
 use crate::network::{Network, NetworkConfig};
@@ -238,6 +239,29 @@ impl Checkpoint {
             }
             metadata.encoding_version = spec.encoding_version;
             metadata.network.input_planes = spec.observation_shape[0];
+        }
+        // A bar for who plays fitted on features this program no longer
+        // computes is set aside, said once: the network and the rest of
+        // the calibration still serve, and `calibrate` fits it anew.
+        let outdated = metadata
+            .calibration
+            .iter_mut()
+            .chain(metadata.rules_calibrations.values_mut())
+            .filter(|c| {
+                c.players
+                    .as_ref()
+                    .is_some_and(|p| p.features_version != FEATURES_VERSION)
+            });
+        let mut set_aside = 0;
+        for calibration in outdated {
+            calibration.players = None;
+            set_aside += 1;
+        }
+        if set_aside > 0 {
+            eprintln!(
+                "checkpoint {}: its bar for who plays was fitted on features of another version of the program; the bar reads no players until `grandmaitre calibrate` fits it again",
+                path.display()
+            );
         }
         metadata
             .calibrations()

@@ -535,9 +535,24 @@ fn the_bar_is_the_same_with_or_without_the_moves_left_head() {
         if game.outcome(&state).is_some() {
             continue;
         }
-        let a = grandmaitre_model::bar::bar(&game, &state, &with_head, None, None, &Seats::DEFAULT);
-        let b =
-            grandmaitre_model::bar::bar(&game, &state, &without_head, None, None, &Seats::DEFAULT);
+        let a = grandmaitre_model::bar::bar(
+            &game,
+            &state,
+            &with_head,
+            None,
+            None,
+            &Seats::DEFAULT,
+            &[],
+        );
+        let b = grandmaitre_model::bar::bar(
+            &game,
+            &state,
+            &without_head,
+            None,
+            None,
+            &Seats::DEFAULT,
+            &[],
+        );
         assert_eq!(a, b);
         let searched = grandmaitre_model::bar::bar_search(&game, &state, &with_head);
         assert!(searched.moves_left.is_some(), "the head is read");

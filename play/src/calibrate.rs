@@ -44,14 +44,15 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::Evaluator;
-use grandmaitre_engine::seats::{HUMAN_LEVELS, Seat, Seats};
+use grandmaitre_engine::seats::{HUMAN_LEVELS, Seat};
 use grandmaitre_model::bar::BAR_SIMULATIONS;
 use grandmaitre_model::calibration::games::{GameSettings, Pairing, play};
 use grandmaitre_model::calibration::measure::{
     self, BINS, BOOTSTRAP_SAMPLES, Fitted, Metrics, bar_predictions, bootstrap, flatten,
     network_predictions, steadiness,
 };
-use grandmaitre_model::calibration::players::{self, PlayersModel};
+use grandmaitre_model::calibration::moves::{self, Seen};
+use grandmaitre_model::calibration::players::{self, PlayersModel, Told};
 use grandmaitre_model::calibration::records::{
     Played, RECORDS_FORMAT, RecordsHeader, distinct_games, pool_records, records_text,
 };
@@ -318,7 +319,8 @@ pub fn calibrate<G: Registered>(
             "log_loss_after": fitted.log_loss,
         }));
     }
-    let seated = seated_report(&fit, &test, header.seed, &mut table);
+    let seen = moves_seen(game, settings, fit.iter().chain(&test).copied())?;
+    let seated = seated_report(&fit, &test, &seen, header.seed, &mut table);
     let summary = format!(
         "model {}\n{} distinct games ({duplicates} repeated games dropped; {} positions fit the calibration, {} held-out games with {} positions measure it), \
              {players}, bar {} simulations, openings of {first_ply}–{} random plies (positions after them only), {}\n\
@@ -418,6 +420,7 @@ pub fn calibrate<G: Registered>(
             "weights": model.weights,
             "fit_games": model.games,
             "pairings_fitted": model.pairings.len(),
+            "moves": model.moves,
             "measured": rows,
         })),
         "intervals": metric_names.iter().zip(&intervals).map(|(name, [b, t, a])| {
@@ -508,20 +511,86 @@ pub fn calibrate<G: Registered>(
     })
 }
 
+/// The moves of every recorded game that has them as the network saw
+/// them (see [`moves::seen_in_game`]), keyed by the record's address; the
+/// network is loaded only where some record has moves.
+fn moves_seen<'a, G: Registered>(
+    game: &G,
+    settings: &CalibrateSettings,
+    games: impl Iterator<Item = &'a Played>,
+) -> Result<SeenMoves> {
+    let games: Vec<&Played> = games.filter(|g| !g.moves.is_empty()).collect();
+    if games.is_empty() {
+        return Ok(SeenMoves::new());
+    }
+    // Each rules setting (a board size) its own game and network: one
+    // network may play several boards, set to each.
+    let mut by_rules: std::collections::BTreeMap<Option<&String>, Vec<&Played>> =
+        std::collections::BTreeMap::new();
+    for played in games {
+        by_rules
+            .entry(played.rules.as_ref())
+            .or_default()
+            .push(played);
+    }
+    let mut seen = SeenMoves::new();
+    for (rules, games) in by_rules {
+        let rules_game = match rules {
+            Some(text) => G::with_rules(text)?,
+            None => game.clone(),
+        };
+        let loaded = settings.model.load(&rules_game)?;
+        let found: Result<Vec<(usize, Vec<Option<Seen>>)>> = games
+            .par_iter()
+            .map(|played| {
+                let moves = moves::seen_in_game(&rules_game, played, &loaded.evaluator)
+                    .map_err(anyhow::Error::msg)?;
+                Ok((address(played), moves))
+            })
+            .collect();
+        seen.extend(found?);
+    }
+    Ok(seen)
+}
+
+/// The moves of recorded games as the network saw them, by the record's
+/// address.
+type SeenMoves = std::collections::HashMap<usize, Vec<Option<Seen>>>;
+
+/// The key of a record in [`SeenMoves`].
+fn address(game: &Played) -> usize {
+    std::ptr::from_ref(game) as usize
+}
+
 /// Fits the bar for who plays on the fitting games whose levels were
-/// recorded (several pairings needed), measures it on the held-out ones
+/// recorded (several pairings needed), and how each level moves where the
+/// games' moves were recorded (`seen`); measures it on the held-out ones
 /// (level 10 v 10, each pairing of at least [`MIN_PAIRING_GAMES`] games
 /// with both colour orders pooled, the pairings never fitted together,
-/// and with a side hidden: the bar told "human" for it) and appends the
-/// table to `table`; the model and the rows measured, or `None` where
-/// the games pair too few levels.
+/// and with a side hidden: the bar told "human" for it, before and after
+/// it reads the hidden player's moves) and appends the table to `table`;
+/// the model and the rows measured, or `None` where the games pair too few
+/// levels.
 fn seated_report(
     fit: &[&Played],
     test: &[&Played],
+    seen: &SeenMoves,
     seed: u64,
     table: &mut String,
 ) -> Option<(PlayersModel, Vec<serde_json::Value>)> {
-    let model = players::fit(fit).ok().filter(|m| m.pairings.len() >= 3)?;
+    let mut model = players::fit(fit).ok().filter(|m| m.pairings.len() >= 3)?;
+    let fit_seen: Vec<&Played> = fit
+        .iter()
+        .copied()
+        .filter(|g| seen.contains_key(&address(g)))
+        .collect();
+    if !fit_seen.is_empty() {
+        let lists: Vec<Vec<Option<Seen>>> =
+            fit_seen.iter().map(|g| seen[&address(g)].clone()).collect();
+        let mut fitted = moves::fit(&moves::level_moves(&fit_seen, &lists));
+        moves::fit_tempering(&mut fitted, &moves::players_moves(&fit_seen, &lists));
+        model.moves = Some(fitted);
+    }
     let unordered = |game: &Played| {
         let [a, b] = game.levels.unwrap_or([10, 10]);
         [a.max(b), a.min(b)]
@@ -530,9 +599,14 @@ fn seated_report(
         let [a, b] = game.levels.unwrap_or([10, 10]);
         model.pairings.contains(&[a, b])
     };
-    let mut groups: Vec<(String, Vec<&Played>, SeatsOf)> = Vec::new();
-    let as_played: &dyn Fn(&Played) -> Seats = &players::played_seats;
-    groups.push(("every held-out game".to_string(), test.to_vec(), as_played));
+    // Each measured group of games, and who its games' bar is told played.
+    let mut groups: Vec<(String, Vec<&Played>, Tells)> = Vec::new();
+    let as_played = || -> Tells { Box::new(|game| (players::played_seats(game), Vec::new())) };
+    groups.push((
+        "every held-out game".to_string(),
+        test.to_vec(),
+        as_played(),
+    ));
     let mut pairs: Vec<[u32; 2]> = test.iter().map(|g| unordered(g)).collect();
     pairs.sort_unstable_by(|a, b| b.cmp(a));
     pairs.dedup();
@@ -553,7 +627,7 @@ fn seated_report(
             groups.push((
                 format!("levels {} v {} ({fitted_or_not})", pair[0], pair[1]),
                 games,
-                as_played,
+                as_played(),
             ));
         }
     }
@@ -562,33 +636,43 @@ fn seated_report(
         groups.push((
             "pairings never fitted, together".to_string(),
             never,
-            as_played,
+            as_played(),
         ));
     }
-    let hidden_second: &dyn Fn(&Played) -> Seats = &|game| {
-        let Seats([first, _]) = players::played_seats(game);
-        Seats([first, Seat::Human])
+    // A side hidden: told "human", before and after the bar reads the
+    // hidden player's moves.
+    let hide = |game: &Played, side: usize| {
+        let mut seats = players::played_seats(game);
+        seats.0[side] = Seat::Human;
+        seats
     };
-    let hidden_first: &dyn Fn(&Played) -> Seats = &|game| {
-        let Seats([_, second]) = players::played_seats(game);
-        Seats([Seat::Human, second])
-    };
-    groups.push((
-        "second player hidden (a level drawn uniformly from 1-9, told \"human\")".to_string(),
-        uniformly_hidden(test, 1),
-        hidden_second,
-    ));
-    groups.push((
-        "first player hidden (a level drawn uniformly from 1-9, told \"human\")".to_string(),
-        uniformly_hidden(test, 0),
-        hidden_first,
-    ));
+    let reads_moves = model.moves.is_some() && test.iter().any(|g| seen.contains_key(&address(g)));
+    for (side, name) in [(1, "second"), (0, "first")] {
+        let games = uniformly_hidden(test, side);
+        groups.push((
+            format!("{name} player hidden (a level drawn uniformly from 1-9, told \"human\")"),
+            games.clone(),
+            Box::new(move |game| (hide(game, side), Vec::new())),
+        ));
+        if let (true, Some(moves)) = (reads_moves, &model.moves) {
+            let mut hidden = [false; 2];
+            hidden[side] = true;
+            groups.push((
+                format!("{name} player hidden, the bar reading their moves"),
+                games,
+                Box::new(move |game| {
+                    let beliefs = seen.get(&address(game)).map_or_else(Vec::new, |seen| {
+                        moves::beliefs_along(moves, game, seen, hidden)
+                    });
+                    (hide(game, side), beliefs)
+                }),
+            ));
+        }
+    }
     let _ = writeln!(
         table,
         "\n### The bar for who plays\n\nFitted on {} games of {} ordered pairings of levels; \
-         the levels' ratings fitted on their results (Elo, level 10 at 0): {}.\n\n\
-         | held-out games, told who played | games | positions | worst-outcome ECE | Brier | log-loss |\n\
-         |---|---|---|---|---|---|",
+         the levels' ratings fitted on their results (Elo, level 10 at 0): {}.",
         model.games,
         model.pairings.len(),
         model
@@ -599,12 +683,33 @@ fn seated_report(
             .collect::<Vec<_>>()
             .join(", ")
     );
+    if let Some(moves) = &model.moves {
+        let _ = writeln!(
+            table,
+            "\nHow each level moves, through the network's priors (exponent β, slip, moves fitted): {}; each move's likelihood raised to the power {} in the belief.",
+            (0..10)
+                .map(|k| format!(
+                    "{} β {:.2} slip {:.3} ({})",
+                    k + 1,
+                    moves.sharpness[k],
+                    moves.slip[k],
+                    moves.moves[k]
+                ))
+                .collect::<Vec<_>>()
+                .join(", "),
+            moves.tempering
+        );
+    }
+    let _ = writeln!(
+        table,
+        "\n| held-out games, told who played | games | positions | worst-outcome ECE | Brier | log-loss |\n|---|---|---|---|---|---|"
+    );
     let mut rows = Vec::new();
     for (name, games, seats) in groups {
         if games.is_empty() {
             continue;
         }
-        let (metrics, intervals) = players::measure(&model, &games, seats, seed);
+        let (metrics, intervals) = players::measure(&model, &games, &*seats, seed);
         let [low, high] = intervals[3];
         let positions: usize = games.iter().map(|g| g.predictions.len()).sum();
         let _ = writeln!(
@@ -658,8 +763,8 @@ fn uniformly_hidden<'a>(test: &[&'a Played], side: usize) -> Vec<&'a Played> {
     chosen
 }
 
-/// Who a measured group of games is told played each game.
-type SeatsOf<'a> = &'a dyn Fn(&Played) -> Seats;
+/// Tells the bar of each recorded game of a measured group who played it.
+type Tells<'a> = Box<dyn Fn(&Played) -> Told + 'a>;
 
 /// Held-out games a pairing needs for its own row in the report.
 const MIN_PAIRING_GAMES: usize = 100;
@@ -680,7 +785,6 @@ fn seed_words(pooled: &[(u64, Vec<Played>)]) -> String {
     format!("seed{plural} {}", seeds.join(", "))
 }
 
-/// Writes a `--games-out` file: the header, then a game per line.
 /// The reliability bins of outcome `class` that a diagram shows (mean
 /// prediction, frequency, positions): those of enough positions.
 fn plotted_bins(
@@ -695,6 +799,7 @@ fn plotted_bins(
         .collect()
 }
 
+/// Writes a `--games-out` file: the header, then a game per line.
 fn write_records(path: &Path, header: &RecordsHeader, games: &[Played]) -> Result<()> {
     let text = records_text(header, games);
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {

@@ -31,6 +31,8 @@ use grandmaitre_model::inference::softmax3;
 use grandmaitre_model::{
     Calibration, Checkpoint, FoldedWeights, NetworkEvaluator, burn_forward, onnx,
 };
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use serde_json::json;
 
 use crate::registry::{self, Registered};
@@ -329,6 +331,7 @@ fn search_vectors<G: Registered>(
             "batches": batches,
         },
         "bar": bars,
+        "history_bars": history_vectors(game, &evaluator, calibration, book),
         "book": booked,
         // What an app's solver must reproduce (only a game with an app has
         // one; the positions cost a few seconds of solving).
@@ -443,14 +446,15 @@ fn guard_vectors<G: Registered>(game: &G) -> serde_json::Value {
 fn players_json(model: &PlayersModel, first: &str, second: &str) -> serde_json::Value {
     json!({
         "features_version": model.features_version,
-        "features": FEATURES,
+        "features": FEATURES.to_vec(),
         "ratings": model.ratings,
         "random_moves": LEVELS.map(|level| level.noise),
         "plays_its_best": LEVELS.map(|level| level.plays_its_best()),
         "ply_scale": model.ply_scale,
         "weights": model.weights,
         "human_levels": HUMAN_LEVELS.collect::<Vec<u32>>(),
-        "rule": format!("for a {first} player and a {second} player of levels a and b (1-10): the features of the engine (model/src/calibration/players.rs, in the order of features) from the bar's search's P({first} wins), P(draw), P({second} wins), the proven result if any, the side to move, the ply, ratings[a-1] and ratings[b-1] (Elo, level 10 at 0) and random_moves of the side to move's level; logits [0, weights[0]·x, weights[1]·x] softmaxed give P({first} wins), P(draw), P({second} wins); a human side is the mean of the answers over human_levels (both sides human: over every pair); where the solution book proves a win, or the search does and the search block's guard_nodes is not 0, and the winner's level plays_its_best, that win is certain (it plays the book's moves, or asks the solver)"),
+        "moves": model.moves,
+        "rule": format!("for a {first} player and a {second} player of levels a and b (1-10): the features of the engine (model/src/calibration/players.rs, in the order of features) from the bar's search's P({first} wins), P(draw), P({second} wins), the proven result if any, the side to move, the ply, ratings[a-1] and ratings[b-1] (Elo, level 10 at 0) and random_moves of the side to move's level; logits [0, weights[0]·x, weights[1]·x] softmaxed give P({first} wins), P(draw), P({second} wins); a human side is the mixture of the answers over human_levels under the belief in that person's level (both sides human: over every pair, the product of the two beliefs): uniform before they move; where moves is given, each of their moves multiplies level l's weight by random_moves[l-1]/n + (1 - random_moves[l-1]) * (slip[l-1]/n + (1 - slip[l-1]) * q^sharpness[l-1] / sum of p^sharpness[l-1] over the legal moves) raised to the power tempering, with n the legal moves, p each one's prior (the softmax of the network's policy logits over the legal moves, floored at 1e-6) and q the move played's; where the solution book proves a win, or the search does and the search block's guard_nodes is not 0, and the winner's level plays_its_best, that win is certain (it plays the book's moves, or asks the solver)"),
     })
 }
 
@@ -471,8 +475,8 @@ fn bar_json<G: Registered>(
     book: Option<&Book<G>>,
 ) -> serde_json::Value {
     let [first, second] = registry::player_names(game);
-    let entry = |seats: &Seats| {
-        let shown = bar(game, state, evaluator, calibration, book, seats);
+    let entry = |seats: &Seats, history: &[(G::State, Action)]| {
+        let shown = bar(game, state, evaluator, calibration, book, seats, history);
         let ForPlayers([first_wins, draw, second_wins]) = shown.wdl;
         json!({
             "players": seats.text(game),
@@ -481,17 +485,86 @@ fn bar_json<G: Registered>(
             second: second_wins,
             "proven": shown.proven.map(|index| registry::outcome_names(game)[index].clone()),
             "seated": shown.seated,
+            "beliefs": shown.beliefs.map(|belief| belief.map(|b| b.levels)),
         })
     };
-    let mut vector = entry(&Seats::DEFAULT);
+    let mut vector = entry(&Seats::DEFAULT, &[]);
     vector["position"] = json!(game.format_state(state));
     vector["seated_bars"] = json!(
         VECTOR_SEATS
             .iter()
-            .map(|seats| entry(&Seats(*seats)))
+            .map(|seats| entry(&Seats(*seats), &[]))
             .collect::<Vec<_>>()
     );
     vector
+}
+
+/// Seats of the bar vectors that read a person's moves.
+const HISTORY_SEATS: [[Seat; 2]; 3] = [
+    [Seat::Human, Seat::Level(6)],
+    [Seat::Level(3), Seat::Human],
+    [Seat::Human, Seat::Human],
+];
+
+/// The bar after games from the start whose moves it reads: for each of
+/// two games of random moves, the history (`history`: each position from
+/// the start and the move played there, in notation), the position reached
+/// and the bar for [`HISTORY_SEATS`], with the beliefs over the human
+/// seats' levels (`beliefs`: the weight of each level, per side).
+fn history_vectors<G: Registered>(
+    game: &G,
+    evaluator: &NetworkEvaluator,
+    calibration: Option<&Calibration>,
+    book: Option<&Book<G>>,
+) -> Vec<serde_json::Value> {
+    let mut rng = SmallRng::seed_from_u64(29);
+    let mut vectors = Vec::new();
+    for plies in [7, 12] {
+        let mut state = game.initial_state();
+        let mut history = Vec::new();
+        let mut entries = Vec::new();
+        let mut legal = Vec::new();
+        while history.len() < plies && game.outcome(&state).is_none() {
+            legal.clear();
+            game.legal_actions(&state, &mut legal);
+            let action = legal[rng.random_range(0..legal.len())];
+            entries.push(json!({
+                "position": game.format_state(&state),
+                "move": game.format_action(&state, action),
+            }));
+            let next = game.play(&state, action).expect("a legal move");
+            history.push((std::mem::replace(&mut state, next), action));
+        }
+        let bars: Vec<serde_json::Value> = HISTORY_SEATS
+            .iter()
+            .map(|seats| {
+                let shown = bar(
+                    game,
+                    &state,
+                    evaluator,
+                    calibration,
+                    book,
+                    &Seats(*seats),
+                    &history,
+                );
+                let [first, second] = registry::player_names(game);
+                let ForPlayers([first_wins, draw, second_wins]) = shown.wdl;
+                json!({
+                    "players": Seats(*seats).text(game),
+                    first: first_wins,
+                    "draw": draw,
+                    second: second_wins,
+                    "beliefs": shown.beliefs.map(|belief| belief.map(|b| b.levels)),
+                })
+            })
+            .collect();
+        vectors.push(json!({
+            "history": entries,
+            "position": game.format_state(&state),
+            "bars": bars,
+        }));
+    }
+    vectors
 }
 
 /// Positions around a book for its vectors: its root, the loser's

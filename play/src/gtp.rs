@@ -141,7 +141,7 @@ pub fn serve<G: Registered>(
 /// The protocol's state: the game, the moves played, the engine.
 pub struct Session<G: Registered> {
     game: G,
-    history: Vec<G::State>,
+    history: Vec<(G::State, Action)>,
     state: G::State,
     agent: MctsAgent<G, SharedEvaluator<G>>,
     /// The player `genmove` plays as instead of the Grand Maître, with its
@@ -287,7 +287,7 @@ impl<G: Registered> Session<G> {
             "play" => self.play(arguments),
             "genmove" => self.genmove(arguments),
             "undo" => match self.history.pop() {
-                Some(previous) => {
+                Some((previous, _)) => {
                     self.state = previous;
                     Ok(String::new())
                 }
@@ -454,7 +454,8 @@ impl<G: Registered> Session<G> {
             agent.observe(&self.game, &self.state, action);
         }
         let next = self.game.play(&self.state, action).expect("checked legal");
-        self.history.push(std::mem::replace(&mut self.state, next));
+        let previous = std::mem::replace(&mut self.state, next);
+        self.history.push((previous, action));
     }
 
     /// The bar for the session's seats: P(first player wins), P(draw),
@@ -468,6 +469,7 @@ impl<G: Registered> Session<G> {
             self.calibrations.for_rules(self.game.rules()),
             self.book.as_deref(),
             &self.seats,
+            &self.history,
         );
         let ForPlayers([first, draw, second]) = shown.wdl;
         let proven = match shown.proven {

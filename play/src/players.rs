@@ -19,6 +19,9 @@ use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{
     MoveChoice, MovesLeftConfig, RolloutEvaluator, SearchConfig, UniformEvaluator,
 };
+use grandmaitre_engine::seats::Seats;
+use grandmaitre_engine::{Action, Playable};
+use grandmaitre_model::bar::{self, Shown};
 use grandmaitre_model::{Calibration, Calibrations, Checkpoint, NetworkEvaluator};
 
 use crate::registry::{self, Registered};
@@ -52,6 +55,31 @@ impl<G: Game> LoadedModel<G> {
     /// has one for them.
     pub fn calibration(&self, game: &G) -> Option<&Calibration> {
         self.calibrations.for_rules(game.rules())
+    }
+
+    /// The bar at `state`, reached through `history`, for `seats`, with
+    /// this model's network, calibration and book ([`bar::bar`]).
+    pub fn bar(
+        &self,
+        game: &G,
+        state: &G::State,
+        seats: &Seats,
+        history: &[(G::State, Action)],
+    ) -> Shown
+    where
+        G: Playable,
+    {
+        let calibration = self.calibration(game);
+        let book = self.book.as_deref();
+        bar::bar(
+            game,
+            state,
+            &self.evaluator,
+            calibration,
+            book,
+            seats,
+            history,
+        )
     }
 }
 

@@ -61,6 +61,22 @@ fn bar_fields<G: Notation>(
             .proven
             .map(|index| registry::outcome_names(game)[index].clone())
     );
+    // Each human seat's belief over the levels they play like, after
+    // their moves in --moves.
+    let mut beliefs = serde_json::Map::new();
+    for (name, belief) in [first, second].iter().zip(&shown.beliefs) {
+        if let Some(belief) = belief {
+            beliefs.insert(
+                name.to_string(),
+                json!({
+                    "mean_level": belief.mean(),
+                    "moves_read": belief.moves,
+                    "levels": belief.levels.iter().map(|&(level, w)| json!([level, w])).collect::<Vec<_>>(),
+                }),
+            );
+        }
+    }
+    report["beliefs"] = serde_json::Value::Object(beliefs);
 }
 
 /// "(light=10 dark=human, the default players)" and what is proven, for
@@ -76,7 +92,21 @@ fn seats_words<G: Notation>(game: &G, shown: &Shown, seats: &Seats, given: bool)
         Some(index) => format!("; proven: {}", registry::outcome_names(game)[index]),
         None => String::new(),
     };
-    format!("{}{default}{unread}{proven}", seats.text(game))
+    let believed: String = registry::player_names(game)
+        .iter()
+        .zip(&shown.beliefs)
+        .filter_map(|(name, belief)| {
+            belief.as_ref().filter(|b| b.moves > 0).map(|b| {
+                let plural = if b.moves == 1 { "" } else { "s" };
+                format!(
+                    "; {name} plays like level {:.1} by their {} move{plural}",
+                    b.mean(),
+                    b.moves
+                )
+            })
+        })
+        .collect();
+    format!("{}{default}{unread}{proven}{believed}", seats.text(game))
 }
 
 fn percent(p: f32) -> String {
@@ -97,7 +127,12 @@ fn outcome_name(outcome: Option<Outcome>) -> Option<&'static str> {
 }
 
 impl PositionTask for Advise {
-    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: Registered>(
+        self,
+        game: &G,
+        state: G::State,
+        history: &[(G::State, grandmaitre_engine::Action)],
+    ) -> Result<()> {
         if let Some(outcome) = game.outcome(&state) {
             bail!(
                 "the game is over ({} to move: {})",
@@ -124,7 +159,7 @@ impl PositionTask for Advise {
         let [first, second] = registry::player_names(game);
         // The headline is the bar, as `winprob` shows it; the search's own
         // value (another budget, never calibrated) comes beside it.
-        let shown = bar::bar(game, &state, &model.evaluator, calibration, book, &seats);
+        let shown = model.bar(game, &state, &seats, history);
         let book_proves = book.is_some_and(|book| book.outcome(game, &state).is_some());
         let searched_wdl = bar::shown_wdl(result, None);
         let line = advice_line(game, &state, &advice.principal_variation);
@@ -281,12 +316,17 @@ fn advice_line<G: Notation>(
 }
 
 impl PositionTask for Winprob {
-    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: Registered>(
+        self,
+        game: &G,
+        state: G::State,
+        history: &[(G::State, grandmaitre_engine::Action)],
+    ) -> Result<()> {
         let seats = seats(game, self.players.as_deref())?;
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
         let calibration = model.calibration(game);
         let book = model.book.as_deref();
-        let shown = bar::bar(game, &state, &model.evaluator, calibration, book, &seats);
+        let shown = model.bar(game, &state, &seats, history);
         let finished = game.outcome(&state).is_some();
         let book_proves = book.is_some_and(|book| book.outcome(game, &state).is_some());
         let given = self.players.is_some();

@@ -25,7 +25,12 @@ pub struct PerftBench {
 }
 
 impl PositionTask for PerftBench {
-    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: Registered>(
+        self,
+        game: &G,
+        state: G::State,
+        _history: &[(G::State, grandmaitre_engine::Action)],
+    ) -> Result<()> {
         let depth = self.depth.unwrap_or(G::PERFT_BENCH_DEPTH);
         let mut best = f64::INFINITY;
         let mut count = 0;
@@ -58,7 +63,12 @@ pub struct SearchBench {
 }
 
 impl PositionTask for SearchBench {
-    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: Registered>(
+        self,
+        game: &G,
+        state: G::State,
+        _history: &[(G::State, grandmaitre_engine::Action)],
+    ) -> Result<()> {
         let config = SearchConfig {
             simulations: self.simulations,
             leaves_per_batch: self.leaves,

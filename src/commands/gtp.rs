@@ -27,7 +27,12 @@ pub struct Gtp<'a> {
 }
 
 impl PositionTask for Gtp<'_> {
-    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: Registered>(
+        self,
+        game: &G,
+        state: G::State,
+        _history: &[(G::State, grandmaitre_engine::Action)],
+    ) -> Result<()> {
         let model = ModelChoice::from_arg(self.model.as_deref());
         let mut session =
             Session::start(game, state, self.simulations, model, self.player.as_deref())?;

@@ -15,7 +15,7 @@ mod train;
 use anyhow::{Context, Result};
 
 use crate::cli::{BenchCommand, Cli, Command, PositionArgs};
-use grandmaitre_engine::Notation;
+use grandmaitre_engine::{Action, Notation};
 use grandmaitre_play::registry::{self, GameTask, Registered};
 use grandmaitre_play::write_atomically;
 
@@ -136,7 +136,14 @@ pub fn run(cli: Cli) -> Result<()> {
 
 /// Work to do on a game and a position, whatever the game.
 trait PositionTask {
-    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()>;
+    /// Runs at `state`, reached through `history` (the positions along
+    /// `--moves`, each with the move played there; empty without it).
+    fn run<G: Registered>(
+        self,
+        game: &G,
+        state: G::State,
+        history: &[(G::State, Action)],
+    ) -> Result<()>;
 }
 
 /// A [`PositionTask`] at the position `args` name.
@@ -147,8 +154,8 @@ struct AtPosition<'a, T> {
 
 impl<T: PositionTask> GameTask for AtPosition<'_, T> {
     fn run<G: Registered>(self, game: G) -> Result<()> {
-        let state = position(&game, self.args)?;
-        self.task.run(&game, state)
+        let (state, history) = position(&game, self.args)?;
+        self.task.run(&game, state, &history)
     }
 }
 
@@ -158,12 +165,18 @@ fn with_position(args: &PositionArgs, task: impl PositionTask) -> Result<()> {
     registry::dispatch(&args.game, args.rules.as_deref(), AtPosition { args, task })
 }
 
-/// The position `args` name: `--position` (or the start), then `--moves`.
-fn position<G: Notation>(game: &G, args: &PositionArgs) -> Result<G::State> {
+/// The position `args` name: `--position` (or the start), then `--moves`;
+/// and the positions along `--moves`, each with the move played there.
+#[allow(clippy::type_complexity)]
+fn position<G: Notation>(
+    game: &G,
+    args: &PositionArgs,
+) -> Result<(G::State, Vec<(G::State, Action)>)> {
     let mut state = match &args.position {
         Some(text) => game.parse_state(text)?,
         None => game.initial_state(),
     };
+    let mut history = Vec::new();
     if let Some(moves) = &args.moves {
         let mut played = Vec::new();
         for text in moves.split_whitespace() {
@@ -174,9 +187,10 @@ fn position<G: Notation>(game: &G, args: &PositionArgs) -> Result<G::State> {
                     format!("in --moves after '{}'", played.join(" "))
                 }
             })?;
-            state = game.play(&state, action)?;
+            let next = game.play(&state, action)?;
+            history.push((std::mem::replace(&mut state, next), action));
             played.push(text);
         }
     }
-    Ok(state)
+    Ok((state, history))
 }

@@ -14,7 +14,12 @@ pub struct Perft {
 }
 
 impl PositionTask for Perft {
-    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: Registered>(
+        self,
+        game: &G,
+        state: G::State,
+        _history: &[(G::State, grandmaitre_engine::Action)],
+    ) -> Result<()> {
         let total = if self.divide && self.depth > 0 {
             let mut actions = Vec::new();
             game.legal_actions(&state, &mut actions);

@@ -9,7 +9,12 @@ use grandmaitre_play::registry::Registered;
 pub struct Show;
 
 impl PositionTask for Show {
-    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: Registered>(
+        self,
+        game: &G,
+        state: G::State,
+        _history: &[(G::State, grandmaitre_engine::Action)],
+    ) -> Result<()> {
         print!("{}", game.render(&state));
         Ok(())
     }

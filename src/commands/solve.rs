@@ -36,7 +36,12 @@ impl Solve {
 }
 
 impl PositionTask for Solve {
-    fn run<G: Registered>(self, game: &G, state: G::State) -> Result<()> {
+    fn run<G: Registered>(
+        self,
+        game: &G,
+        state: G::State,
+        _history: &[(G::State, grandmaitre_engine::Action)],
+    ) -> Result<()> {
         if let Some(outcome) = game.outcome(&state) {
             bail!("the game is over ({})", value_name(game, &state, outcome));
         }

@@ -16,7 +16,7 @@
 // What the page shows is also in data attributes, for tests:
 // `body[data-status]` (`loading`, `ready`, `thinking`, `over`, `error`),
 // `#board[data-position]`, each cell's `[data-cell|data-piece|data-markers]`,
-// `#bar[data-light|data-draw|data-dark|data-exact|data-proven|data-players|data-position]`,
+// `#bar[data-light|data-draw|data-dark|data-exact|data-proven|data-players|data-belief|data-position]`,
 // `#advice[data-move|data-position]`, `#history[data-moves]`.
 
 import * as ort from './ort.wasm.min.mjs';
@@ -362,7 +362,7 @@ function showBar(positionText, bar) {
   page.bar.setAttribute('aria-label', `Clair ${percent(light)}, nulle ${percent(draw)}, Foncé ${percent(dark)}`);
   const forced = { light: 'gain forcé pour Clair', dark: 'gain forcé pour Foncé', draw: 'nulle forcée' }[proven];
   let note = seated
-    ? `Chances de chaque camp selon la position et qui joue (${whoPlaysText()}), calibrées sur les parties du Grand Maître.`
+    ? `Chances de chaque camp selon la position et qui joue (${whoPlaysText()}), calibrées sur les parties du Grand Maître.${beliefText(bar.beliefs)}`
     : 'Probabilités calibrées du Grand Maître (recherche de 64 simulations).';
   if (exact) {
     note = book ? 'Résultat certain : la partie est résolue, le Grand Maître en connaît la solution.' : 'Résultat certain.';
@@ -378,8 +378,22 @@ function showBar(positionText, bar) {
     exact: String(exact),
     proven: String(proven ?? ''),
     players: String(bar.players ?? ''),
+    belief: Object.entries(bar.beliefs ?? {})
+      .map(([side, belief]) => `${side}=${belief.meanLevel.toFixed(2)}`)
+      .join(' '),
     position: positionText,
   });
+}
+
+/** What the bar believes of the persons' play, from their moves, in words. */
+function beliefText(beliefs) {
+  const names = { light: 'Clair', dark: 'Foncé' };
+  const known = Object.entries(beliefs ?? {}).filter(([, belief]) => belief.moves > 0);
+  if (known.length === 0) {
+    return '';
+  }
+  const words = known.map(([side, belief]) => `${names[side]} joue comme le niveau ${belief.meanLevel.toFixed(1).replace('.', ',')}`);
+  return ` D'après les coups joués : ${words.join(', ')}.`;
 }
 
 /**
@@ -408,7 +422,9 @@ function whoPlaysText() {
 async function refreshBar() {
   const epoch = state.epoch;
   const position = state.position;
-  const bar = await state.grandMaitre.bar(position, { players: whoPlays() });
+  // The moves played so far tell the bar how the persons play.
+  const history = state.moves.map(({ before, text }) => ({ position: before, move: text }));
+  const bar = await state.grandMaitre.bar(position, { players: whoPlays(), history });
   if (epoch === state.epoch) {
     showBar(String(position), bar);
   }

@@ -391,6 +391,22 @@ describe('the game screen in Chromium', { timeout: 600_000 }, () => {
     assert.match(await page.$eval('#history', (h) => h.textContent), /d2\s+b5/);
     assert.equal(await page.$eval('#reserve-light', (e) => e.textContent), '12 en réserve');
     assert.equal(await page.$eval('[data-cell="b5"]', (e) => e.dataset.markers), 'Maison immunisée, Dernier coup');
+    // The bar reads the two persons by their moves, as the module does
+    // given the same history.
+    const shown = await readBar(page);
+    const start = grandMaitre.position(START);
+    const afterD2 = grandMaitre.game.play(start, 'd2');
+    const history = [
+      { position: start, move: 'd2' },
+      { position: afterD2, move: 'b5' },
+    ];
+    const expected = await grandMaitre.bar(shown.position, { players: { light: 'human', dark: 'human' }, history });
+    assertBar(shown, expected, 'bar after d2 b5');
+    if (Object.keys(expected.beliefs).length > 0) {
+      const belief = await page.$eval('#bar', (bar) => bar.dataset.belief);
+      assert.match(belief, /^light=\d\.\d\d dark=\d\.\d\d$/);
+      assert.match(await page.$eval('#bar-note', (e) => e.textContent), /D'après les coups joués : Clair joue comme le niveau/);
+    }
     await page.getByRole('button', { name: 'Annuler' }).click();
     await settled(page);
     assert.equal(await page.$eval('#history', (h) => h.dataset.moves), 'd2');

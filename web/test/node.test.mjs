@@ -394,6 +394,7 @@ describe(`the export at ${exportDir}`, () => {
       proven: 'light',
       seated: grandMaitre.seatedModel !== null,
       players: 'light=10 dark=10',
+      beliefs: {},
     });
     await assert.rejects(grandMaitre.advise(finished), /^Error: no move to choose: the game is over/);
   });
@@ -555,6 +556,48 @@ describe('the search against the engine', () => {
     assert.ok(differ > 0, 'some position whose bar depends on who plays');
     await assert.rejects(grandMaitre.bar(seated[0].position, { players: { white: 3 } }), /^Error: invalid players: 'white' is not a side/);
     await assert.rejects(grandMaitre.bar(seated[0].position, { players: { light: 11 } }), /^Error: invalid players: light must be a level 1-10/);
+  });
+
+  test('the bar reads a person by their moves as the engine does', async (t) => {
+    const histories = vectors.history_bars ?? [];
+    if (!histories.some((h) => h.bars.some((bar) => bar.beliefs.some((b) => b !== null)))) {
+      t.skip('the export has no bar that reads moves');
+      return;
+    }
+    const seatOf = (text) => (text === 'human' ? 'human' : Number(text));
+    let moved = 0;
+    for (const expected of histories) {
+      for (const vector of expected.bars) {
+        const players = Object.fromEntries(vector.players.split(' ').map((item) => item.split('=')).map(([k, v]) => [k, seatOf(v)]));
+        const bar = await grandMaitre.bar(expected.position, { players, history: expected.history });
+        const label = `${expected.position} ${vector.players}`;
+        assertClose([bar.light, bar.draw, bar.dark], [vector.light, vector.draw, vector.dark], label);
+        vector.beliefs.forEach((belief, side) => {
+          const name = ['light', 'dark'][side];
+          if (belief === null) {
+            assert.equal(bar.beliefs[name], undefined, label);
+            return;
+          }
+          const weights = bar.beliefs[name].levels.map(([, w]) => w);
+          assertClose(weights, belief.map(([, w]) => w), `${label} ${name}'s belief`);
+          if (Math.max(...weights) > 0.2) {
+            moved += 1;
+          }
+        });
+        // Without the history, a person is every level alike.
+        const prior = await grandMaitre.bar(expected.position, { players });
+        for (const belief of Object.values(prior.beliefs)) {
+          assert.ok(belief.levels.every(([, w]) => Math.abs(w - 1 / belief.levels.length) < 1e-12), label);
+        }
+      }
+    }
+    assert.ok(moved > 0, 'some belief that the moves moved');
+    const [first] = histories;
+    await assert.rejects(grandMaitre.bar(first.position, { players: { light: 'human' }, history: 'c3' }), /^Error: invalid history: expected a list/);
+    await assert.rejects(
+      grandMaitre.bar(first.position, { players: { light: 'human' }, history: [{ position: first.history[0].position, move: 'z9' }] }),
+      /^Error: invalid history: entry 1: /,
+    );
   });
 
   test('where the solution book proves a win: the engine bar and move, exactly', async (t) => {

@@ -3,10 +3,9 @@
 //! level, or levels paired as the app's players meet them (a strong level
 //! against a gentle one, either side first).
 
-use grandmaitre_engine::agent::Agent;
 use grandmaitre_engine::arena::opening_moves;
 use grandmaitre_engine::book::Book;
-use grandmaitre_engine::levels::Level;
+use grandmaitre_engine::levels::{Level, advise};
 use grandmaitre_engine::search::{Evaluator, Search, SearchConfig};
 use grandmaitre_engine::{Hints, Notation, Outcome, Player, Symmetric, players_index};
 use rand::rngs::SmallRng;
@@ -156,17 +155,19 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
         return None;
     }
     let mut state = game.initial_state();
+    let mut opening_text = Vec::new();
     for &action in &opening {
+        opening_text.push(game.format_action(&state, action));
         game.apply_unchecked(&mut state, action);
     }
     let levels = settings.levels(index);
     let seed = settings.seed ^ u64::from(index);
-    let mut agents = levels.map(|level| {
+    let settings_of = levels.map(|level| {
         let mut setting = level.setting();
         if matches!(settings.pairing, Pairing::SelfPlay(_)) {
             setting.noise = 0.0;
         }
-        setting.agent(evaluator, seed.wrapping_add(u64::from(level.number)))
+        setting
     });
     let one = SearchConfig {
         simulations: 1,
@@ -176,23 +177,40 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
     let mut network = Vec::new();
     let mut sides = Vec::new();
     let mut proofs = Vec::new();
+    let mut kept = true;
+    let mut moves = Vec::new();
     let first_ply = game.ply(&state);
     while game.outcome(&state).is_none() {
         let side = game.current_player(&state);
         sides.push(u8::from(side != Player::First));
         let bar = bar_search(game, &state, evaluator);
         predictions.push(bar.wdl.for_players(bar.side).0);
-        let proof = book
-            .and_then(|book| book.outcome(game, &state))
+        let from_book = book.and_then(|book| book.outcome(game, &state));
+        let proof = from_book
             .or(bar.proof)
             .map(|outcome| players_index(outcome, side) as u8);
+        // The bar reads a proof as kept by the strong levels where they
+        // keep it: the book's, or any in a game whose strong levels ask
+        // the solver (as `bar::bar` says).
+        kept &= proof.is_none() || from_book.is_some() || game.guard_nodes() > 0;
         proofs.push(proof);
         let raw = Search::new(game.clone(), state.clone(), one.clone(), 0).run(evaluator);
         network.push(raw.wdl.for_players(raw.side).0);
-        let action = agents[side.index()].select(game, &state);
-        for agent in &mut agents {
-            agent.observe(game, &state, action);
-        }
+        // Each level plays as the app plays it: a fresh search per move,
+        // the book's move and the solver's check where it plays its best.
+        let move_seed = seed
+            .wrapping_add(u64::from(levels[side.index()].number))
+            .wrapping_add((moves.len() as u64) << 32);
+        let action = advise(
+            game,
+            &state,
+            evaluator,
+            &settings_of[side.index()],
+            move_seed,
+            book,
+        )
+        .action;
+        moves.push(game.format_action(&state, action));
         game.apply_unchecked(&mut state, action);
     }
     let result = match game.outcome_for(&state, Player::First) {
@@ -208,6 +226,9 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
         levels: Some(levels.map(|level| level.number)),
         proofs,
         first_ply: u32::try_from(first_ply).ok(),
+        opening: opening_text,
+        moves,
+        proofs_kept: kept,
         rules: None,
     })
 }
@@ -215,6 +236,7 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grandmaitre_engine::Game;
     use grandmaitre_engine::heraldis::Heraldis;
     use grandmaitre_engine::search::UniformEvaluator;
 
@@ -238,6 +260,24 @@ mod tests {
         for p in played.predictions.iter().chain(&played.network) {
             assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{p:?}");
         }
+        // The opening and the moves replay the game: its sides to move and
+        // its result.
+        assert!(played.opening.len() <= 2);
+        assert_eq!(played.moves.len(), positions);
+        let mut state = game.initial_state();
+        for text in &played.opening {
+            let action = game.parse_action(&state, text).expect("an opening move");
+            state = game.play(&state, action).expect("legal");
+        }
+        for (text, &side) in played.moves.iter().zip(&played.sides) {
+            assert_eq!(game.current_player(&state).index(), usize::from(side));
+            let action = game.parse_action(&state, text).expect("a recorded move");
+            state = game.play(&state, action).expect("legal");
+        }
+        let result = game
+            .outcome_for(&state, Player::First)
+            .map(|o| players_index(o, Player::First));
+        assert_eq!(result, Some(played.result));
     }
 
     #[test]

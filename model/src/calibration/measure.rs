@@ -470,6 +470,9 @@ mod tests {
                 levels: None,
                 proofs: Vec::new(),
                 first_ply: None,
+                opening: Vec::new(),
+                moves: Vec::new(),
+                proofs_kept: false,
                 rules: None,
             })
             .collect()
@@ -495,6 +498,9 @@ mod tests {
             levels: None,
             proofs: Vec::new(),
             first_ply: None,
+            opening: Vec::new(),
+            moves: Vec::new(),
+            proofs_kept: false,
             rules: None,
         };
         let measured = steadiness(&[&game], RAW, bar_predictions);

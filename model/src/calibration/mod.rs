@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod games;
 pub mod measure;
+pub mod moves;
 pub mod players;
 pub mod records;
 

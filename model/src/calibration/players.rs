@@ -14,12 +14,13 @@
 //! calibration games.
 //!
 //! A human of unknown strength is the mixture of the levels of
-//! [`HUMAN_LEVELS`] under a uniform prior: the mean of the model's answer
-//! over them. One fact is not fitted but known: a level that plays its
+//! [`HUMAN_LEVELS`](grandmaitre_engine::seats::HUMAN_LEVELS) under a belief: uniform before they have moved, then
+//! updated by each of their moves through how each level moves
+//! ([`super::moves`]). One fact is not fitted but known: a level that plays its
 //! best converts a proven win it keeps ([`Reading::kept`]) every time.
 
 use grandmaitre_engine::levels::Level;
-use grandmaitre_engine::seats::{HUMAN_LEVELS, Seat, Seats};
+use grandmaitre_engine::seats::{Seat, Seats};
 use grandmaitre_engine::{ForPlayers, Player};
 use serde::{Deserialize, Serialize};
 
@@ -27,12 +28,13 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::measure::{BOOTSTRAP_SAMPLES, Metrics, interval};
+use super::moves::{Belief, MoveModel, Seen};
 use super::records::Played;
 use super::solve;
 
 /// The version of [`features`]: a stored model of another version is
 /// refused rather than misread.
-pub const FEATURES_VERSION: u32 = 1;
+pub const FEATURES_VERSION: u32 = 2;
 
 /// The names of the features, in the order of [`features`] and of each
 /// row of [`PlayersModel::weights`]. `log_odds` is ln P(first wins) −
@@ -43,15 +45,16 @@ pub const FEATURES_VERSION: u32 = 1;
 /// is the ply over the fitting games' mean length; `random_of_mover` is
 /// `side` times the random-move rate of the side to move's level; the
 /// `proof_*` features stand in for the search's reading where the result
-/// is proven, with the proven winner's rating.
-pub const FEATURES: [&str; 19] = [
+/// is proven, with the proven winner's rating; `log_odds_at_N` and
+/// `log_draw_at_N` are the search's log-odds and log P(draw) times the
+/// number of players of level N (0, 1 or 2): how sharply each level
+/// converts an edge, or holds a draw, added over the two players.
+pub const FEATURES: [&str; 37] = [
     "one",
     "side",
     "log_odds",
     "log_draw",
-    "log_odds_x_mean",
     "log_odds_x_mean_squared",
-    "log_draw_x_mean",
     "difference",
     "mean",
     "difference_x_side",
@@ -64,6 +67,26 @@ pub const FEATURES: [&str; 19] = [
     "proof_second",
     "proof_second_x_rating",
     "proof_draw",
+    "log_odds_at_1",
+    "log_odds_at_2",
+    "log_odds_at_3",
+    "log_odds_at_4",
+    "log_odds_at_5",
+    "log_odds_at_6",
+    "log_odds_at_7",
+    "log_odds_at_8",
+    "log_odds_at_9",
+    "log_odds_at_10",
+    "log_draw_at_1",
+    "log_draw_at_2",
+    "log_draw_at_3",
+    "log_draw_at_4",
+    "log_draw_at_5",
+    "log_draw_at_6",
+    "log_draw_at_7",
+    "log_draw_at_8",
+    "log_draw_at_9",
+    "log_draw_at_10",
 ];
 
 /// Features of one position.
@@ -101,6 +124,8 @@ pub struct Reading {
 /// at 0) and its rate of random moves.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rated {
+    /// The level, 1 to 10.
+    pub level: u32,
     /// Elo on this game, level 10 at 0.
     pub rating: f64,
     /// Probability of a uniformly random move instead of its own.
@@ -129,14 +154,16 @@ pub fn features(reading: &Reading, sides: [Rated; 2], ply_scale: f64) -> Feature
             (w - l, d, [0.0; 5])
         }
     };
-    [
+    let at = |level: u32| {
+        f64::from(u8::from(sides[0].level == level) + u8::from(sides[1].level == level))
+    };
+    let mut x = [0.0; FEATURES.len()];
+    let named = [
         1.0,
         side,
         log_odds,
         log_draw,
-        log_odds * mean,
         log_odds * mean * mean,
-        log_draw * mean,
         difference,
         mean,
         difference * side,
@@ -149,7 +176,14 @@ pub fn features(reading: &Reading, sides: [Rated; 2], ply_scale: f64) -> Feature
         proofs[2],
         proofs[3],
         proofs[4],
-    ]
+    ];
+    x[..named.len()].copy_from_slice(&named);
+    for level in 1..=10u32 {
+        let k = named.len() + (level - 1) as usize;
+        x[k] = log_odds * at(level);
+        x[k + 10] = log_draw * at(level);
+    }
+    x
 }
 
 /// A fitted bar for who plays, stored with the checkpoint's calibration.
@@ -171,6 +205,12 @@ pub struct PlayersModel {
     pub pairings: Vec<[u32; 2]>,
     /// Games that fitted it.
     pub games: u32,
+    /// How each level chooses its moves, which turns a person's moves into
+    /// a belief over the levels they play like (absent in models fitted
+    /// on games whose moves were not recorded: a person is then every
+    /// level alike).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<MoveModel>,
 }
 
 impl PlayersModel {
@@ -193,7 +233,7 @@ impl PlayersModel {
         {
             return Err("the players' bar has malformed weights or ratings".to_string());
         }
-        Ok(())
+        self.moves.as_ref().map_or(Ok(()), MoveModel::check)
     }
 
     /// The rating of `level` (1–10).
@@ -204,6 +244,7 @@ impl PlayersModel {
     /// What the model knows of `level`'s player.
     pub fn rated(&self, level: u32) -> Rated {
         Rated {
+            level: level.clamp(1, 10),
             rating: self.rating(level),
             random: Level::get(level).map_or(0.0, |l| l.noise),
         }
@@ -212,11 +253,8 @@ impl PlayersModel {
     /// P(first wins), P(draw), P(second wins) at `reading` for the levels
     /// `levels` (first player's, second's).
     pub fn at_levels(&self, reading: &Reading, levels: [u32; 2]) -> [f64; 3] {
-        if let (true, Some(winner @ (0 | 2))) = (reading.kept, reading.proof) {
-            let keeps_it = Level::get(levels[winner / 2]).is_ok_and(|l| l.plays_its_best());
-            if keeps_it {
-                return std::array::from_fn(|k| f64::from(u8::from(k == winner)));
-            }
+        if let Some(certain) = certain(reading, levels) {
+            return certain;
         }
         let x = features(reading, levels.map(|l| self.rated(l)), self.ply_scale);
         let logits = self.weights.each_ref().map(|w| dot(w, &x));
@@ -224,26 +262,57 @@ impl PlayersModel {
     }
 
     /// The bar at `reading` for `seats`: each level seat by its rating, a
-    /// human as the mean over [`HUMAN_LEVELS`].
+    /// human as the mean over [`HUMAN_LEVELS`](grandmaitre_engine::seats::HUMAN_LEVELS) (the prior, before any of
+    /// their moves).
     pub fn apply(&self, reading: &Reading, seats: &Seats) -> ForPlayers<f64> {
-        let choices = |seat: Seat| -> Vec<u32> {
-            match seat {
-                Seat::Level(level) => vec![level],
-                Seat::Human => HUMAN_LEVELS.collect(),
+        self.apply_believed(reading, seats, &[None, None])
+    }
+
+    /// The bar at `reading` for `seats`, a human seat read through its
+    /// belief in `beliefs` (the first player's, the second's; `None`: the
+    /// prior): the mixture of the levels' bars under the beliefs.
+    pub fn apply_believed(
+        &self,
+        reading: &Reading,
+        seats: &Seats,
+        beliefs: &[Option<Belief>; 2],
+    ) -> ForPlayers<f64> {
+        let weights = |side: usize| -> Vec<(u32, f64)> {
+            match seats.0[side] {
+                Seat::Level(level) => vec![(level, 1.0)],
+                Seat::Human => beliefs[side].clone().unwrap_or_else(Belief::uniform).levels,
             }
         };
-        let (first, second) = (choices(seats.0[0]), choices(seats.0[1]));
+        let (first, second) = (weights(0), weights(1));
         let mut sum = [0.0; 3];
-        for &a in &first {
-            for &b in &second {
+        for &(a, wa) in &first {
+            for &(b, wb) in &second {
                 let p = self.at_levels(reading, [a, b]);
                 for (s, q) in sum.iter_mut().zip(p) {
-                    *s += q;
+                    *s += wa * wb * q;
                 }
             }
         }
-        let count = (first.len() * second.len()) as f64;
-        ForPlayers(sum.map(|s| s / count))
+        ForPlayers(sum)
+    }
+
+    /// The belief over the levels a person plays like after their moves
+    /// `seen`, where the model knows how the levels move.
+    pub fn belief<'a>(&self, seen: impl IntoIterator<Item = &'a Seen>) -> Option<Belief> {
+        self.moves.as_ref().map(|moves| moves.belief(seen))
+    }
+}
+
+/// The result where it is known rather than fitted: a proven win kept by
+/// a winner that plays its best.
+fn certain(reading: &Reading, levels: [u32; 2]) -> Option<[f64; 3]> {
+    match (reading.kept, reading.proof) {
+        (true, Some(winner @ (0 | 2)))
+            if Level::get(levels[winner / 2]).is_ok_and(|l| l.plays_its_best()) =>
+        {
+            Some(std::array::from_fn(|k| f64::from(u8::from(k == winner))))
+        }
+        _ => None,
     }
 }
 
@@ -273,7 +342,7 @@ pub fn readings(game: &Played) -> impl Iterator<Item = Reading> + '_ {
                 Player::Second
             },
             ply: game.first_ply.unwrap_or(0) + index as u32,
-            kept: false,
+            kept: game.proofs_kept,
         })
 }
 
@@ -305,12 +374,16 @@ pub fn fit(games: &[&Played]) -> Result<PlayersModel, String> {
         weights: [Vec::new(), Vec::new()],
         pairings: Vec::new(),
         games: games.len() as u32,
+        moves: None,
     };
     let mut rows = Vec::new();
     let mut outcomes = Vec::new();
     for game in &games {
-        let sides = game.levels.expect("filtered").map(|l| model.rated(l));
-        for reading in readings(game) {
+        let levels = game.levels.expect("filtered");
+        let sides = levels.map(|l| model.rated(l));
+        // Positions whose result is known, not fitted, teach the weights
+        // nothing.
+        for reading in readings(game).filter(|r| certain(r, levels).is_none()) {
             rows.push(features(&reading, sides, model.ply_scale));
             outcomes.push(game.result);
         }
@@ -462,19 +535,29 @@ pub fn played_seats(game: &Played) -> Seats {
     }
 }
 
-/// The model's bar at every position of `games`, each game told the
-/// seats `seats` gives it, with its result.
+/// What the bar is told of a recorded game's players: the seats, and at
+/// each position the beliefs over the human seats' levels (empty: the
+/// prior at every position).
+pub type Told = (Seats, Vec<[Option<Belief>; 2]>);
+
+/// Tells the bar of each recorded game who played it.
+pub type TellsOf<'a> = &'a dyn Fn(&Played) -> Told;
+
+/// The model's bar at every position of `games`, each game told what
+/// `told` says, with its result.
 pub fn predictions(
     model: &PlayersModel,
     games: &[&Played],
-    seats: &dyn Fn(&Played) -> Seats,
+    told: TellsOf<'_>,
 ) -> (Vec<[f64; 3]>, Vec<usize>) {
     let mut predictions = Vec::new();
     let mut outcomes = Vec::new();
+    let prior = [None, None];
     for game in games {
-        let told = seats(game);
-        for reading in readings(game) {
-            predictions.push(model.apply(&reading, &told).0);
+        let (seats, beliefs) = told(game);
+        for (index, reading) in readings(game).enumerate() {
+            let beliefs = beliefs.get(index).unwrap_or(&prior);
+            predictions.push(model.apply_believed(&reading, &seats, beliefs).0);
             outcomes.push(game.result);
         }
     }
@@ -487,13 +570,13 @@ pub fn predictions(
 pub fn measure(
     model: &PlayersModel,
     games: &[&Played],
-    seats: &dyn Fn(&Played) -> Seats,
+    told: TellsOf<'_>,
     seed: u64,
 ) -> (Metrics, [[f64; 2]; 6]) {
     // Each game's predictions once; the bootstrap resamples games.
     let per_game: Vec<(Vec<[f64; 3]>, Vec<usize>)> = games
         .iter()
-        .map(|game| predictions(model, &[game], seats))
+        .map(|game| predictions(model, &[game], told))
         .collect();
     let pooled = |chosen: &mut dyn Iterator<Item = usize>| {
         let mut p = Vec::new();
@@ -520,6 +603,7 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grandmaitre_engine::seats::HUMAN_LEVELS;
 
     /// Games of `levels` whose bar says 70 % for the first player at every
     /// position (no proof), which the first player wins at `rate`: 400 of
@@ -534,6 +618,9 @@ mod tests {
                 levels: Some(levels),
                 proofs: vec![None; 6],
                 first_ply: Some(2),
+                opening: Vec::new(),
+                moves: Vec::new(),
+                proofs_kept: false,
                 rules: None,
             })
             .collect()
@@ -603,6 +690,40 @@ mod tests {
             assert!((said - m).abs() < 1e-12);
         }
         assert!((human.0.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_human_believed_to_play_like_one_level_is_read_as_that_level() {
+        let model = fitted_on_conversions();
+        let seats = Seats([Seat::Human, Seat::Level(10)]);
+        let sure = Belief {
+            levels: HUMAN_LEVELS
+                .map(|l| (l, f64::from(u8::from(l == 3))))
+                .collect(),
+            moves: 4,
+        };
+        let believed = model.apply_believed(&reading(), &seats, &[Some(sure), None]);
+        let level = model.at_levels(&reading(), [3, 10]);
+        for (said, q) in believed.0.iter().zip(level) {
+            assert!((said - q).abs() < 1e-12);
+        }
+        // Half level 2, half level 8: the mean of their two bars.
+        let split = Belief {
+            levels: HUMAN_LEVELS
+                .map(|l| (l, if l == 2 || l == 8 { 0.5 } else { 0.0 }))
+                .collect(),
+            moves: 4,
+        };
+        let believed = model.apply_believed(&reading(), &seats, &[Some(split), None]);
+        let [two, eight] = [2, 8].map(|l| model.at_levels(&reading(), [l, 10]));
+        for k in 0..3 {
+            assert!((believed.0[k] - (two[k] + eight[k]) / 2.0).abs() < 1e-12);
+        }
+        // No belief is the prior: every level alike.
+        assert_eq!(
+            model.apply_believed(&reading(), &seats, &[None, None]),
+            model.apply(&reading(), &seats)
+        );
     }
 
     #[test]

@@ -34,6 +34,23 @@ pub struct Played {
     /// before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_ply: Option<u32>,
+    /// The random opening's moves, in the game's notation, from the start
+    /// (empty in records written before moves were recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opening: Vec<String>,
+    /// The move played at each position, in the game's notation (empty in
+    /// records written before moves were recorded): what tells a level's
+    /// moves from another's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moves: Vec<String>,
+    /// Whether the levels that play their best kept every proof recorded:
+    /// they played as the app plays them (the book's move where it proves
+    /// a win, the solver asked before the search is trusted) and each
+    /// proof was the book's or one the solver finds, as the bar reads it
+    /// ([`super::players::Reading::kept`]). Absent in records written
+    /// before the levels played so: they trusted their search alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub proofs_kept: bool,
     /// The rules parameters of the game, if not the default ones (the
     /// records file's header holds them, not each game).
     #[serde(skip)]
@@ -83,8 +100,22 @@ pub fn distinct_games(
     (fit, held_out, dropped)
 }
 
-/// What tells one recorded game from another (see [`distinct_games`]).
+/// What tells one recorded game from another (see [`distinct_games`]):
+/// its moves and levels where they were recorded, else its values.
 fn identity(game: &Played) -> Vec<u32> {
+    if !game.moves.is_empty() {
+        let mut key: Vec<u32> = game.levels.unwrap_or([0, 0]).to_vec();
+        for text in game
+            .opening
+            .iter()
+            .chain([&String::new()])
+            .chain(&game.moves)
+        {
+            key.extend(text.chars().map(u32::from));
+            key.push(u32::MAX);
+        }
+        return key;
+    }
     let bits = |triples: &[[f32; 3]]| {
         triples
             .iter()
@@ -182,6 +213,7 @@ pub fn parse_records(
             || played.result > 2
             || played.sides.iter().any(|&s| s > 1)
             || !(played.proofs.is_empty() || played.proofs.len() == positions)
+            || !(played.moves.is_empty() || played.moves.len() == positions)
             || played.proofs.iter().flatten().any(|&p| p > 2)
             || played
                 .predictions

@@ -14,7 +14,7 @@ use crate::calibration::measure::{
 /// The header and the first 100 games of a shipped file (enough games
 /// of one result for its curves to be fitted).
 fn shipped() -> String {
-    let text = include_str!("../../../checkpoints/heraldis/calibration-games/fit-1001.jsonl");
+    let text = include_str!("../../../checkpoints/heraldis/calibration-games/fit-1101.jsonl");
     text.lines().take(101).collect::<Vec<_>>().join("\n")
 }
 
@@ -249,11 +249,21 @@ fn the_shipped_records_read() {
     assert_eq!(shipped_games().len(), 100);
 }
 
+/// `[p,` where p is the first game's first probability, as written.
+fn first_value() -> String {
+    let text = shipped();
+    let line = text.lines().nth(1).expect("a game");
+    let rest = line
+        .strip_prefix("{\"predictions\":[[")
+        .expect("predictions first");
+    format!("[{},", rest.split(',').next().expect("a number"))
+}
+
 #[test]
 fn a_probability_beyond_one_is_refused() {
     // 1e39 is beyond f32: it was once read as an infinite probability,
     // accepted, and fitted as if it were a probability of almost nothing.
-    let text = shipped().replacen("[0.30041346,", "[1e39,", 1);
+    let text = shipped().replacen(&first_value(), "[1e39,", 1);
     let error = parse_records(&text, Path::new("games.jsonl"), "heraldis", BAR_SIMULATIONS)
         .expect_err("out of range");
     assert_eq!(
@@ -261,7 +271,7 @@ fn a_probability_beyond_one_is_refused() {
         "games.jsonl:2: bad game record: number out of range at line 1 column 21"
     );
     // 2 fits in an f32 but is no probability.
-    let text = shipped().replacen("[0.30041346,", "[2.0,", 1);
+    let text = shipped().replacen(&first_value(), "[2.0,", 1);
     let error = parse_records(&text, Path::new("games.jsonl"), "heraldis", BAR_SIMULATIONS)
         .expect_err("beyond one");
     assert_eq!(error, "games.jsonl:2: inconsistent game record");
@@ -278,18 +288,36 @@ fn repeated_games_are_dropped_before_the_split_and_a_held_out_copy_of_a_fitting_
     assert_eq!(fit, vec![a.clone(), b]);
     assert_eq!(held_out, vec![c]);
     assert_eq!(dropped, 3);
-    // A game that differs in one value at one position is another game.
-    let mut other = a.clone();
+    // Records without moves (written before moves were recorded) are told
+    // apart by their values: one value apart is another game.
+    let bare = |game: &Played| Played {
+        opening: Vec::new(),
+        moves: Vec::new(),
+        ..game.clone()
+    };
+    let mut other = bare(&a);
     other.predictions[0][0] = f32::from_bits(other.predictions[0][0].to_bits() + 1);
-    let (fit, _, dropped) = distinct_games(vec![a, other], Vec::new());
-    assert_eq!((fit.len(), dropped), (2, 0));
+    let (fit, _, dropped) = distinct_games(vec![bare(&a), other, bare(&a)], Vec::new());
+    assert_eq!((fit.len(), dropped), (2, 1));
+    // Games whose moves are recorded are told apart by their moves and
+    // levels alone: the same moves are one game, whatever the values.
+    assert!(!a.moves.is_empty(), "the records keep their moves");
+    let mut same_moves = a.clone();
+    same_moves.predictions[0][0] = 0.5;
+    let mut one_move_more = a.clone();
+    one_move_more.opening.push("pass".to_string());
+    let mut other_levels = a.clone();
+    other_levels.levels = other_levels.levels.map(|[x, y]| [y, x % 10 + 1]);
+    let (fit, _, dropped) =
+        distinct_games(vec![a, same_moves, one_move_more, other_levels], Vec::new());
+    assert_eq!((fit.len(), dropped), (3, 1));
 }
 
 #[test]
 fn the_shipped_level_10_self_play_file_repeats_games() {
     // What the held-out measure once counted twice: level-10 self-play
     // has no noise, so two games from one opening are one game.
-    let files = ["../checkpoints/heraldis/calibration-games/held-2004.jsonl"];
+    let files = ["../checkpoints/heraldis/calibration-games/held-2104.jsonl"];
     let (_, per_file) = pool_records(&files, "heraldis", BAR_SIMULATIONS).expect("records");
     let games: Vec<Played> = per_file.into_iter().flat_map(|(_, g)| g).collect();
     let total = games.len();

@@ -59,6 +59,7 @@ pub fn bar<G: Registered>(game: &G, model: &ModelChoice, positions: usize) -> Re
             calibration.as_ref(),
             None,
             &Seats::DEFAULT,
+            &[],
         );
         states
             .iter()
@@ -71,6 +72,7 @@ pub fn bar<G: Registered>(game: &G, model: &ModelChoice, positions: usize) -> Re
                     calibration.as_ref(),
                     None,
                     &Seats::DEFAULT,
+                    &[],
                 ));
                 start.elapsed().as_secs_f64() * 1000.0
             })
