@@ -113,6 +113,7 @@ pub fn bar<G: Playable, E: Evaluator<G>>(
                 to_move,
                 ply: u32::try_from(game.ply(state)).unwrap_or(u32::MAX),
                 kept: from_book.is_some() || game.guard_nodes() > 0,
+                wins_now: moves::wins_now(game, state),
             };
             Shown {
                 wdl: ForPlayers(
@@ -250,6 +251,20 @@ mod tests {
         );
         assert_eq!(shown.wdl, ForPlayers([1.0, 0.0, 0.0]));
         assert_eq!((shown.proven, shown.simulations), (Some(0), 0));
+    }
+
+    #[test]
+    fn the_share_of_winning_moves_is_read_where_the_mover_can_win_at_once() {
+        let game = Heraldis::default();
+        // Light to move wins at d2 only (a2 b2 c2 d2).
+        let state = game.parse_state("5/5/5/LLL2/DDD2 l - 6").expect("position");
+        let mut legal = Vec::new();
+        game.legal_actions(&state, &mut legal);
+        assert_eq!(
+            moves::wins_now(&game, &state),
+            Some(1.0 / legal.len() as f64)
+        );
+        assert_eq!(moves::wins_now(&game, &game.initial_state()), None);
     }
 
     /// A network whose policy prefers low action numbers.

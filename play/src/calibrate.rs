@@ -195,6 +195,9 @@ pub fn calibrate<G: Registered>(
         (header, played, held_out, seeds)
     };
 
+    // Where the mover could win at once, from the moves replayed.
+    let (mut played, mut held_out) = (played, held_out);
+    find_wins_now(game, played.iter_mut().chain(held_out.iter_mut()))?;
     // Repeated games out before the split: a copy of a fitting game is no
     // held-out game.
     let (played, held_out, duplicates) = distinct_games(played, held_out);
@@ -551,6 +554,27 @@ fn moves_seen<'a, G: Registered>(
         seen.extend(found?);
     }
     Ok(seen)
+}
+
+/// Fills each record's `wins_now` by replaying its moves under its rules.
+fn find_wins_now<'a, G: Registered>(
+    game: &G,
+    games: impl Iterator<Item = &'a mut Played>,
+) -> Result<()> {
+    let mut rules_games: std::collections::BTreeMap<String, G> = std::collections::BTreeMap::new();
+    for played in games {
+        let rules_game = match &played.rules {
+            Some(text) => {
+                if !rules_games.contains_key(text) {
+                    rules_games.insert(text.clone(), G::with_rules(text)?);
+                }
+                &rules_games[text]
+            }
+            None => game,
+        };
+        moves::find_wins_now(rules_game, played).map_err(anyhow::Error::msg)?;
+    }
+    Ok(())
 }
 
 /// The moves of recorded games as the network saw them, by the record's

@@ -376,13 +376,29 @@ function seatedFeatures(model, { wdl, proof, side, ply }, levels) {
  * solver), else the model's.
  */
 function wdlAtLevels(model, reading, levels) {
-  const { proof, kept } = reading;
+  const { proof, kept, winsNow, side } = reading;
   if (kept && (proof === 0 || proof === 2) && model.playsItsBest[levels[proof / 2] - 1]) {
     return [0, 1, 2].map((k) => (k === proof ? 1 : 0));
   }
   const x = seatedFeatures(model, reading, levels);
   const dot = (w) => w.reduce((total, weight, i) => total + weight * x[i], 0);
-  return softmax([0, dot(model.weights[0]), dot(model.weights[1])]);
+  const fitted = softmax([0, dot(model.weights[0]), dot(model.weights[1])]);
+  if (winsNow === null || winsNow === undefined) {
+    return fitted;
+  }
+  // The mover can win at once: it does unless a random move comes instead
+  // (which may be a winning one too); what follows a miss is the model's.
+  const random = model.random[levels[side] - 1];
+  const now = 1 - random + random * winsNow;
+  return fitted.map((p, k) => now * (k === 2 * side ? 1 : 0) + (1 - now) * p);
+}
+
+/** The share of the legal moves of `position` that win at once, or null. */
+function winsNowOf(game, position) {
+  const mover = game.players[position.side];
+  const legal = game.legalActions(position);
+  const winning = legal.filter((action) => game.result(game.applyLegal(position, action))?.[mover] === 1).length;
+  return winning > 0 ? winning / legal.length : null;
 }
 
 /**
@@ -917,7 +933,7 @@ export class GrandMaitre {
     const provenName = proof === null ? null : [this.game.players[0], 'draw', this.game.players[1]][proof];
     const book = fromBook !== null ? { book: true } : {};
     if (this.seatedModel !== null) {
-      const reading = { wdl: wdl ?? [0, 0, 0], proof, side: root.side, ply: this.game.ply(root), kept: fromBook !== null || this.settings.guardNodes > 0 };
+      const reading = { wdl: wdl ?? [0, 0, 0], proof, side: root.side, ply: this.game.ply(root), kept: fromBook !== null || this.settings.guardNodes > 0, winsNow: winsNowOf(this.game, root) };
       const shownWdl = seatedWdl(this.seatedModel, reading, seats, beliefs.map((b) => b?.levels ?? null)).map(Math.fround);
       return { ...barOf(this.game, shownWdl, false), proven: provenName, seated: true, players: named, beliefs: believed, ...book };
     }

@@ -473,6 +473,7 @@ mod tests {
                 opening: Vec::new(),
                 moves: Vec::new(),
                 proofs_kept: false,
+                wins_now: Vec::new(),
                 rules: None,
             })
             .collect()
@@ -501,6 +502,7 @@ mod tests {
             opening: Vec::new(),
             moves: Vec::new(),
             proofs_kept: false,
+            wins_now: Vec::new(),
             rules: None,
         };
         let measured = steadiness(&[&game], RAW, bar_predictions);

@@ -112,6 +112,50 @@ pub fn seen_in_game<G: Notation, E: Evaluator<G>>(
     Ok(seen(game, &positions, evaluator))
 }
 
+/// Fills `played.wins_now` by replaying its moves under `game`'s rules:
+/// at each recorded position, the share of the legal moves that win at
+/// once, where any does. Records without moves are left as they are.
+pub fn find_wins_now<G: Notation>(game: &G, played: &mut Played) -> Result<(), String> {
+    if played.moves.is_empty() {
+        return Ok(());
+    }
+    let mut state = game.initial_state();
+    let play = |state: &mut G::State, text: &str| -> Result<(), String> {
+        let action = game
+            .parse_action(state, text)
+            .map_err(|e| format!("a recorded move does not replay: {e}"))?;
+        game.apply_unchecked(state, action);
+        Ok(())
+    };
+    for text in &played.opening {
+        play(&mut state, text)?;
+    }
+    let mut found = Vec::with_capacity(played.moves.len());
+    for text in &played.moves {
+        found.push(wins_now(game, &state));
+        play(&mut state, text)?;
+    }
+    played.wins_now = found;
+    Ok(())
+}
+
+/// The share of the legal moves of `state` that win at once for the side
+/// to move, where any does.
+pub fn wins_now<G: Game>(game: &G, state: &G::State) -> Option<f64> {
+    let mover = game.current_player(state);
+    let mut legal = Vec::new();
+    game.legal_actions(state, &mut legal);
+    let winning = legal
+        .iter()
+        .filter(|&&action| {
+            let mut next = state.clone();
+            game.apply_unchecked(&mut next, action);
+            game.outcome_for(&next, mover) == Some(grandmaitre_engine::Outcome::Win)
+        })
+        .count();
+    (winning > 0).then(|| winning as f64 / legal.len() as f64)
+}
+
 /// The moves of the recorded games with the level that played each, for
 /// [`fit`]: every position of `seen` (parallel to `games`) whose mover's
 /// level is recorded.

@@ -16,8 +16,10 @@
 //! A human of unknown strength is the mixture of the levels of
 //! [`HUMAN_LEVELS`](grandmaitre_engine::seats::HUMAN_LEVELS) under a belief: uniform before they have moved, then
 //! updated by each of their moves through how each level moves
-//! ([`super::moves`]). One fact is not fitted but known: a level that plays its
-//! best converts a proven win it keeps ([`Reading::kept`]) every time.
+//! ([`super::moves`]). Two facts are not fitted but known: a level that
+//! plays its best converts a proven win it keeps ([`Reading::kept`]) every
+//! time, and a level takes a win in one unless a random move comes instead
+//! ([`Reading::wins_now`]).
 
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::seats::{Seat, Seats};
@@ -118,6 +120,12 @@ pub struct Reading {
     /// what the bar's small search proved). Such a level converts the win
     /// every time.
     pub kept: bool,
+    /// Where the side to move can win at once: the share of its legal
+    /// moves that win. Every level plays a win in one unless a random move
+    /// comes instead (and a random move may be one of them), so the level
+    /// converts at once with probability (1 − r) + r · share, r its
+    /// random-move rate; what follows a miss is the model's.
+    pub wins_now: Option<f64>,
 }
 
 /// What the model knows of one side's player: its rating (Elo, level 10
@@ -256,6 +264,23 @@ impl PlayersModel {
         if let Some(certain) = certain(reading, levels) {
             return certain;
         }
+        let fitted = self.fitted(reading, levels);
+        match reading.wins_now {
+            Some(share) => {
+                let mover = reading.to_move.index();
+                let random = self.rated(levels[mover]).random;
+                let now = (1.0 - random) + random * share;
+                std::array::from_fn(|k| {
+                    let won = f64::from(u8::from(k == 2 * mover));
+                    now * won + (1.0 - now) * fitted[k]
+                })
+            }
+            None => fitted,
+        }
+    }
+
+    /// The fitted part of [`Self::at_levels`]: the logistic model.
+    fn fitted(&self, reading: &Reading, levels: [u32; 2]) -> [f64; 3] {
         let x = features(reading, levels.map(|l| self.rated(l)), self.ply_scale);
         let logits = self.weights.each_ref().map(|w| dot(w, &x));
         softmax([0.0, logits[0], logits[1]])
@@ -343,6 +368,7 @@ pub fn readings(game: &Played) -> impl Iterator<Item = Reading> + '_ {
             },
             ply: game.first_ply.unwrap_or(0) + index as u32,
             kept: game.proofs_kept,
+            wins_now: game.wins_now.get(index).copied().flatten(),
         })
 }
 
@@ -382,8 +408,11 @@ pub fn fit(games: &[&Played]) -> Result<PlayersModel, String> {
         let levels = game.levels.expect("filtered");
         let sides = levels.map(|l| model.rated(l));
         // Positions whose result is known, not fitted, teach the weights
-        // nothing.
-        for reading in readings(game).filter(|r| certain(r, levels).is_none()) {
+        // nothing; nor do those where the mover can win at once (their
+        // result is mostly the level's known conversion of it).
+        for reading in
+            readings(game).filter(|r| certain(r, levels).is_none() && r.wins_now.is_none())
+        {
             rows.push(features(&reading, sides, model.ply_scale));
             outcomes.push(game.result);
         }
@@ -621,6 +650,7 @@ mod tests {
                 opening: Vec::new(),
                 moves: Vec::new(),
                 proofs_kept: false,
+                wins_now: Vec::new(),
                 rules: None,
             })
             .collect()
@@ -633,6 +663,7 @@ mod tests {
             to_move: Player::First,
             ply: 4,
             kept: false,
+            wins_now: None,
         }
     }
 
@@ -690,6 +721,29 @@ mod tests {
             assert!((said - m).abs() < 1e-12);
         }
         assert!((human.0.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_win_in_one_is_taken_unless_a_random_move_comes_instead() {
+        let model = fitted_on_conversions();
+        // The first player to move, a quarter of its moves win at once.
+        let now = Reading {
+            wins_now: Some(0.25),
+            ..reading()
+        };
+        for level in [1, 2, 5, 9] {
+            let random = Level::get(level).expect("level").noise;
+            let taken = (1.0 - random) + random * 0.25;
+            let p = model.at_levels(&now, [level, 10]);
+            let rest = model.at_levels(&reading(), [level, 10]);
+            assert!(
+                (p[0] - (taken + (1.0 - taken) * rest[0])).abs() < 1e-12,
+                "level {level}"
+            );
+            assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        }
+        // A level without random moves always takes it.
+        assert_eq!(model.at_levels(&now, [6, 1]), [1.0, 0.0, 0.0]);
     }
 
     #[test]
@@ -762,6 +816,7 @@ mod tests {
             wdl: ForPlayers([1.0, 0.0, 0.0]),
             proof: Some(0),
             kept: true,
+            wins_now: None,
             ..reading()
         };
         assert_eq!(model.at_levels(&booked, [7, 1]), [1.0, 0.0, 0.0]);

@@ -51,6 +51,11 @@ pub struct Played {
     /// before the levels played so: they trusted their search alone.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub proofs_kept: bool,
+    /// Where the side to move could win at once, the share of its legal
+    /// moves that win, at each position: not stored, found by replaying
+    /// the moves ([`super::moves::find_wins_now`]; empty until then).
+    #[serde(skip)]
+    pub wins_now: Vec<Option<f64>>,
     /// The rules parameters of the game, if not the default ones (the
     /// records file's header holds them, not each game).
     #[serde(skip)]
