@@ -89,6 +89,14 @@ pub fn seen_in_game<G: Notation, E: Evaluator<G>>(
     played: &Played,
     evaluator: &E,
 ) -> Result<Vec<Option<Seen>>, String> {
+    Ok(seen(game, &replay(game, played)?, evaluator))
+}
+
+/// Each recorded position of `played` with the move played there, the
+/// game replayed from its opening and its moves under `game`'s rules
+/// (empty for records without moves), or why a move does not replay.
+#[allow(clippy::type_complexity)]
+pub fn replay<G: Notation>(game: &G, played: &Played) -> Result<Vec<(G::State, Action)>, String> {
     if played.moves.is_empty() {
         return Ok(Vec::new());
     }
@@ -109,33 +117,19 @@ pub fn seen_in_game<G: Notation, E: Evaluator<G>>(
         let action = play(&mut state, text)?;
         positions.push((before, action));
     }
-    Ok(seen(game, &positions, evaluator))
+    Ok(positions)
 }
 
 /// Fills `played.wins_now` by replaying its moves under `game`'s rules:
 /// at each recorded position, the share of the legal moves that win at
 /// once, where any does. Records without moves are left as they are.
 pub fn find_wins_now<G: Notation>(game: &G, played: &mut Played) -> Result<(), String> {
-    if played.moves.is_empty() {
-        return Ok(());
+    if !played.moves.is_empty() {
+        played.wins_now = replay(game, played)?
+            .iter()
+            .map(|(state, _)| wins_now(game, state))
+            .collect();
     }
-    let mut state = game.initial_state();
-    let play = |state: &mut G::State, text: &str| -> Result<(), String> {
-        let action = game
-            .parse_action(state, text)
-            .map_err(|e| format!("a recorded move does not replay: {e}"))?;
-        game.apply_unchecked(state, action);
-        Ok(())
-    };
-    for text in &played.opening {
-        play(&mut state, text)?;
-    }
-    let mut found = Vec::with_capacity(played.moves.len());
-    for text in &played.moves {
-        found.push(wins_now(game, &state));
-        play(&mut state, text)?;
-    }
-    played.wins_now = found;
     Ok(())
 }
 
