@@ -407,6 +407,7 @@ describe('the game screen in Chromium', { timeout: 600_000 }, () => {
       assert.match(belief, /^light=\d\.\d\d dark=\d\.\d\d$/);
       assert.match(await page.$eval('#bar-note', (e) => e.textContent), /D'après les coups joués : Clair joue comme le niveau/);
     }
+    await screenshot(page, 'duo-after-d2-b5');
     await page.getByRole('button', { name: 'Annuler' }).click();
     await settled(page);
     assert.equal(await page.$eval('#history', (h) => h.dataset.moves), 'd2');
