@@ -21,6 +21,10 @@ use thiserror::Error;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Action(pub u16);
 
+/// The positions that led to a position, oldest first, each with the move
+/// played there (the bar reads a person's moves from it).
+pub type History<G> = [(<G as Game>::State, Action)];
+
 impl Action {
     /// The action's index into the policy head.
     pub fn index(self) -> usize {

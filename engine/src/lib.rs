@@ -25,7 +25,7 @@ pub mod wdl;
 pub use games::{bulltricker, halma, havannah, heraldis};
 
 pub use game::{
-    Action, ActionLayout, Forcing, Game, GameSpec, Hints, IllegalAction, Notation, Outcome,
-    ParseError, Playable, Player, Symmetric, Symmetry,
+    Action, ActionLayout, Forcing, Game, GameSpec, Hints, History, IllegalAction, Notation,
+    Outcome, ParseError, Playable, Player, Symmetric, Symmetry,
 };
 pub use wdl::{ForPlayers, ToMove, players_index};

@@ -19,10 +19,10 @@ use grandmaitre_engine::{ForPlayers, Outcome, Playable, ToMove, players_index};
 
 use crate::calibration::Calibration;
 use crate::calibration::moves::{self, Belief};
-use crate::calibration::players::{PlayersModel, Reading};
-use grandmaitre_engine::Action;
+use crate::calibration::players::{self, PlayersModel, Reading};
 use grandmaitre_engine::Hints;
 use grandmaitre_engine::seats::Seat;
+use grandmaitre_engine::{Action, History};
 
 /// Simulations of the bar's search.
 pub const BAR_SIMULATIONS: u32 = 64;
@@ -67,7 +67,7 @@ pub fn bar<G: Playable, E: Evaluator<G>>(
     calibration: Option<&Calibration>,
     book: Option<&Book<G>>,
     seats: &Seats,
-    history: &[(G::State, Action)],
+    history: &History<G>,
 ) -> Shown {
     let to_move = game.current_player(state);
     let index = |outcome: Outcome| players_index(outcome, to_move);
@@ -113,7 +113,7 @@ pub fn bar<G: Playable, E: Evaluator<G>>(
                 to_move,
                 ply: u32::try_from(game.ply(state)).unwrap_or(u32::MAX),
                 kept: from_book.is_some() || game.guard_nodes() > 0,
-                wins_now: moves::wins_now(game, state),
+                wins_now: players::wins_now(game, state),
             };
             Shown {
                 wdl: ForPlayers(
@@ -152,17 +152,17 @@ fn beliefs<G: Playable, E: Evaluator<G>>(
     game: &G,
     players: &PlayersModel,
     seats: &Seats,
-    history: &[(G::State, Action)],
+    history: &History<G>,
     evaluator: &E,
 ) -> [Option<Belief>; 2] {
     let Some(model) = &players.moves else {
         return [None, None];
     };
     let human = seats.0.map(|seat| seat == Seat::Human);
-    let theirs: Vec<(G::State, Action)> = history
+    let theirs: Vec<(&G::State, Action)> = history
         .iter()
         .filter(|(state, _)| human[game.current_player(state).index()])
-        .cloned()
+        .map(|(state, action)| (state, *action))
         .collect();
     let seen = moves::seen(game, &theirs, evaluator);
     std::array::from_fn(|side| {
@@ -225,30 +225,25 @@ mod tests {
         let game = Heraldis::default();
         // Light to move wins at d2 (a2 b2 c2 d2), whatever Dark threatens.
         let state = game.parse_state("5/5/5/LLL2/DDD2 l - 6").expect("position");
-        let shown = bar(
-            &game,
-            &state,
-            &UniformEvaluator,
-            None,
-            None,
-            &Seats::DEFAULT,
-            &[],
-        );
+        let plain = |state| {
+            bar(
+                &game,
+                state,
+                &UniformEvaluator,
+                None,
+                None,
+                &Seats::DEFAULT,
+                &[],
+            )
+        };
+        let shown = plain(&state);
         assert_eq!(shown.wdl, ForPlayers([1.0, 0.0, 0.0]));
         assert_eq!(shown.proven, Some(0));
         // Dark to move, Light's line already complete: seen from Light.
         let over = game
             .parse_state("5/5/5/LLLL1/DDD2 d - 7")
             .expect("position");
-        let shown = bar(
-            &game,
-            &over,
-            &UniformEvaluator,
-            None,
-            None,
-            &Seats::DEFAULT,
-            &[],
-        );
+        let shown = plain(&over);
         assert_eq!(shown.wdl, ForPlayers([1.0, 0.0, 0.0]));
         assert_eq!((shown.proven, shown.simulations), (Some(0), 0));
     }
@@ -261,10 +256,10 @@ mod tests {
         let mut legal = Vec::new();
         game.legal_actions(&state, &mut legal);
         assert_eq!(
-            moves::wins_now(&game, &state),
+            players::wins_now(&game, &state),
             Some(1.0 / legal.len() as f64)
         );
-        assert_eq!(moves::wins_now(&game, &game.initial_state()), None);
+        assert_eq!(players::wins_now(&game, &game.initial_state()), None);
     }
 
     /// A network whose policy prefers low action numbers.

@@ -51,7 +51,7 @@ use grandmaitre_model::calibration::measure::{
     self, BINS, BOOTSTRAP_SAMPLES, Fitted, Metrics, bar_predictions, bootstrap, flatten,
     network_predictions, steadiness,
 };
-use grandmaitre_model::calibration::moves::{self, Seen};
+use grandmaitre_model::calibration::moves;
 use grandmaitre_model::calibration::players::{self, PlayersModel, Told};
 use grandmaitre_model::calibration::records::{
     Played, RECORDS_FORMAT, RecordsHeader, distinct_games, pool_records, records_text,
@@ -195,12 +195,12 @@ pub fn calibrate<G: Registered>(
         (header, played, held_out, seeds)
     };
 
-    // Where the mover could win at once, from the moves replayed.
-    let (mut played, mut held_out) = (played, held_out);
-    find_wins_now(game, played.iter_mut().chain(held_out.iter_mut()))?;
     // Repeated games out before the split: a copy of a fitting game is no
     // held-out game.
-    let (played, held_out, duplicates) = distinct_games(played, held_out);
+    let (mut played, mut held_out, duplicates) = distinct_games(played, held_out);
+    // What the recorded moves tell, replayed: wins at once, and the moves
+    // as the network saw them.
+    replay_records(game, settings, played.iter_mut().chain(held_out.iter_mut()))?;
     if played.len() + held_out.len() < 4 {
         bail!("fewer than 4 distinct games: nothing to fit and measure");
     }
@@ -322,8 +322,7 @@ pub fn calibrate<G: Registered>(
             "log_loss_after": fitted.log_loss,
         }));
     }
-    let seen = moves_seen(game, settings, fit.iter().chain(&test).copied())?;
-    let seated = seated_report(&fit, &test, &seen, header.seed, &mut table);
+    let seated = seated_report(&fit, &test, header.seed, &mut table);
     let summary = format!(
         "model {}\n{} distinct games ({duplicates} repeated games dropped; {} positions fit the calibration, {} held-out games with {} positions measure it), \
              {players}, bar {} simulations, openings of {first_ply}–{} random plies (positions after them only), {}\n\
@@ -514,81 +513,40 @@ pub fn calibrate<G: Registered>(
     })
 }
 
-/// The moves of every recorded game that has them as the network saw
-/// them (see [`moves::seen_in_game`]), keyed by the record's address; the
-/// network is loaded only where some record has moves.
-fn moves_seen<'a, G: Registered>(
+/// Replays every record that has its moves ([`moves::replay`]), each
+/// rules setting (a board size) under its own game and network: one
+/// network may play several boards, set to each. The network is loaded
+/// only where some record has moves.
+fn replay_records<'a, G: Registered>(
     game: &G,
     settings: &CalibrateSettings,
-    games: impl Iterator<Item = &'a Played>,
-) -> Result<SeenMoves> {
-    let games: Vec<&Played> = games.filter(|g| !g.moves.is_empty()).collect();
-    if games.is_empty() {
-        return Ok(SeenMoves::new());
-    }
-    // Each rules setting (a board size) its own game and network: one
-    // network may play several boards, set to each.
-    let mut by_rules: std::collections::BTreeMap<Option<&String>, Vec<&Played>> =
+    games: impl Iterator<Item = &'a mut Played>,
+) -> Result<()> {
+    let mut by_rules: std::collections::BTreeMap<Option<String>, Vec<&mut Played>> =
         std::collections::BTreeMap::new();
-    for played in games {
+    for played in games.filter(|g| !g.moves.is_empty()) {
         by_rules
-            .entry(played.rules.as_ref())
+            .entry(played.rules.clone())
             .or_default()
             .push(played);
     }
-    let mut seen = SeenMoves::new();
-    for (rules, games) in by_rules {
-        let rules_game = match rules {
+    for (rules, mut games) in by_rules {
+        let rules_game = match &rules {
             Some(text) => G::with_rules(text)?,
             None => game.clone(),
         };
-        let loaded = settings.model.load(&rules_game)?;
-        let found: Result<Vec<(usize, Vec<Option<Seen>>)>> = games
-            .par_iter()
-            .map(|played| {
-                let moves = moves::seen_in_game(&rules_game, played, &loaded.evaluator)
-                    .map_err(anyhow::Error::msg)?;
-                Ok((address(played), moves))
-            })
-            .collect();
-        seen.extend(found?);
-    }
-    Ok(seen)
-}
-
-/// Fills each record's `wins_now` by replaying its moves under its rules.
-fn find_wins_now<'a, G: Registered>(
-    game: &G,
-    games: impl Iterator<Item = &'a mut Played>,
-) -> Result<()> {
-    let mut rules_games: std::collections::BTreeMap<String, G> = std::collections::BTreeMap::new();
-    for played in games {
-        let rules_game = match &played.rules {
-            Some(text) => {
-                if !rules_games.contains_key(text) {
-                    rules_games.insert(text.clone(), G::with_rules(text)?);
-                }
-                &rules_games[text]
-            }
-            None => game,
-        };
-        moves::find_wins_now(rules_game, played).map_err(anyhow::Error::msg)?;
+        let evaluator = settings.model.load(&rules_game)?.evaluator;
+        games
+            .par_iter_mut()
+            .try_for_each(|played| moves::replay(&rules_game, played, &evaluator))
+            .map_err(anyhow::Error::msg)?;
     }
     Ok(())
 }
 
-/// The moves of recorded games as the network saw them, by the record's
-/// address.
-type SeenMoves = std::collections::HashMap<usize, Vec<Option<Seen>>>;
-
-/// The key of a record in [`SeenMoves`].
-fn address(game: &Played) -> usize {
-    std::ptr::from_ref(game) as usize
-}
-
 /// Fits the bar for who plays on the fitting games whose levels were
 /// recorded (several pairings needed), and how each level moves where the
-/// games' moves were recorded (`seen`); measures it on the held-out ones
+/// games' moves were recorded and replayed; measures it on the held-out ones
 /// (level 10 v 10, each pairing of at least [`MIN_PAIRING_GAMES`] games
 /// with both colour orders pooled, the pairings never fitted together,
 /// and with a side hidden: the bar told "human" for it, before and after
@@ -598,21 +556,13 @@ fn address(game: &Played) -> usize {
 fn seated_report(
     fit: &[&Played],
     test: &[&Played],
-    seen: &SeenMoves,
     seed: u64,
     table: &mut String,
 ) -> Option<(PlayersModel, Vec<serde_json::Value>)> {
     let mut model = players::fit(fit).ok().filter(|m| m.pairings.len() >= 3)?;
-    let fit_seen: Vec<&Played> = fit
-        .iter()
-        .copied()
-        .filter(|g| seen.contains_key(&address(g)))
-        .collect();
-    if !fit_seen.is_empty() {
-        let lists: Vec<Vec<Option<Seen>>> =
-            fit_seen.iter().map(|g| seen[&address(g)].clone()).collect();
-        let mut fitted = moves::fit(&moves::level_moves(&fit_seen, &lists));
-        moves::fit_tempering(&mut fitted, &moves::players_moves(&fit_seen, &lists));
+    if fit.iter().any(|g| !g.seen.is_empty()) {
+        let mut fitted = moves::fit(&moves::level_moves(fit));
+        moves::fit_tempering(&mut fitted, &moves::players_moves(fit));
         model.moves = Some(fitted);
     }
     let unordered = |game: &Played| {
@@ -670,7 +620,7 @@ fn seated_report(
         seats.0[side] = Seat::Human;
         seats
     };
-    let reads_moves = model.moves.is_some() && test.iter().any(|g| seen.contains_key(&address(g)));
+    let reads_moves = test.iter().any(|g| !g.seen.is_empty());
     for (side, name) in [(1, "second"), (0, "first")] {
         let games = uniformly_hidden(test, side);
         groups.push((
@@ -685,9 +635,7 @@ fn seated_report(
                 format!("{name} player hidden, the bar reading their moves"),
                 games,
                 Box::new(move |game| {
-                    let beliefs = seen.get(&address(game)).map_or_else(Vec::new, |seen| {
-                        moves::beliefs_along(moves, game, seen, hidden)
-                    });
+                    let beliefs = moves::beliefs_along(moves, game, hidden);
                     (hide(game, side), beliefs)
                 }),
             ));

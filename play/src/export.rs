@@ -25,7 +25,7 @@ use grandmaitre_engine::search::{
 use grandmaitre_engine::seats::{HUMAN_LEVELS, Seat, Seats};
 use grandmaitre_engine::solve::{Budget, Solution, SolveReport, Solver};
 use grandmaitre_engine::{Action, ForPlayers, Game, Outcome, ToMove};
-use grandmaitre_model::bar::{BAR_SIMULATIONS, bar};
+use grandmaitre_model::bar::{BAR_SIMULATIONS, Shown, bar};
 use grandmaitre_model::calibration::players::{FEATURES, PlayersModel};
 use grandmaitre_model::inference::softmax3;
 use grandmaitre_model::{
@@ -474,29 +474,36 @@ fn bar_json<G: Registered>(
     calibration: Option<&Calibration>,
     book: Option<&Book<G>>,
 ) -> serde_json::Value {
-    let [first, second] = registry::player_names(game);
-    let entry = |seats: &Seats, history: &[(G::State, Action)]| {
-        let shown = bar(game, state, evaluator, calibration, book, seats, history);
-        let ForPlayers([first_wins, draw, second_wins]) = shown.wdl;
-        json!({
-            "players": seats.text(game),
-            first: first_wins,
-            "draw": draw,
-            second: second_wins,
-            "proven": shown.proven.map(|index| registry::outcome_names(game)[index].clone()),
-            "seated": shown.seated,
-            "beliefs": shown.beliefs.map(|belief| belief.map(|b| b.levels)),
-        })
+    let entry = |seats: &Seats| {
+        let shown = bar(game, state, evaluator, calibration, book, seats, &[]);
+        shown_json(game, seats, &shown)
     };
-    let mut vector = entry(&Seats::DEFAULT, &[]);
+    let mut vector = entry(&Seats::DEFAULT);
     vector["position"] = json!(game.format_state(state));
     vector["seated_bars"] = json!(
         VECTOR_SEATS
             .iter()
-            .map(|seats| entry(&Seats(*seats), &[]))
+            .map(|seats| entry(&Seats(*seats)))
             .collect::<Vec<_>>()
     );
     vector
+}
+
+/// What the bar showed for `seats`, as a vector: the players read, the
+/// three probabilities under the players' names, what is proven, whether
+/// the players were read, and the beliefs over the human seats' levels.
+fn shown_json<G: Registered>(game: &G, seats: &Seats, shown: &Shown) -> serde_json::Value {
+    let [first, second] = registry::player_names(game);
+    let ForPlayers([first_wins, draw, second_wins]) = shown.wdl;
+    json!({
+        "players": seats.text(game),
+        first: first_wins,
+        "draw": draw,
+        second: second_wins,
+        "proven": shown.proven.map(|index| registry::outcome_names(game)[index].clone()),
+        "seated": shown.seated,
+        "beliefs": shown.beliefs.clone().map(|belief| belief.map(|b| b.levels)),
+    })
 }
 
 /// Seats of the bar vectors that read a person's moves.
@@ -538,24 +545,9 @@ fn history_vectors<G: Registered>(
         let bars: Vec<serde_json::Value> = HISTORY_SEATS
             .iter()
             .map(|seats| {
-                let shown = bar(
-                    game,
-                    &state,
-                    evaluator,
-                    calibration,
-                    book,
-                    &Seats(*seats),
-                    &history,
-                );
-                let [first, second] = registry::player_names(game);
-                let ForPlayers([first_wins, draw, second_wins]) = shown.wdl;
-                json!({
-                    "players": Seats(*seats).text(game),
-                    first: first_wins,
-                    "draw": draw,
-                    second: second_wins,
-                    "beliefs": shown.beliefs.map(|belief| belief.map(|b| b.levels)),
-                })
+                let seats = Seats(*seats);
+                let shown = bar(game, &state, evaluator, calibration, book, &seats, &history);
+                shown_json(game, &seats, &shown)
             })
             .collect();
         vectors.push(json!({

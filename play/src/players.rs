@@ -20,7 +20,7 @@ use grandmaitre_engine::search::{
     MoveChoice, MovesLeftConfig, RolloutEvaluator, SearchConfig, UniformEvaluator,
 };
 use grandmaitre_engine::seats::Seats;
-use grandmaitre_engine::{Action, Playable};
+use grandmaitre_engine::{History, Playable};
 use grandmaitre_model::bar::{self, Shown};
 use grandmaitre_model::{Calibration, Calibrations, Checkpoint, NetworkEvaluator};
 
@@ -59,13 +59,7 @@ impl<G: Game> LoadedModel<G> {
 
     /// The bar at `state`, reached through `history`, for `seats`, with
     /// this model's network, calibration and book ([`bar::bar`]).
-    pub fn bar(
-        &self,
-        game: &G,
-        state: &G::State,
-        seats: &Seats,
-        history: &[(G::State, Action)],
-    ) -> Shown
+    pub fn bar(&self, game: &G, state: &G::State, seats: &Seats, history: &History<G>) -> Shown
     where
         G: Playable,
     {

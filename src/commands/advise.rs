@@ -1,6 +1,7 @@
 //! `grandmaitre advise` (the « Conseil » button) and `grandmaitre winprob`
 //! (the bar above the board).
 
+use grandmaitre_engine::History;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
@@ -127,12 +128,7 @@ fn outcome_name(outcome: Option<Outcome>) -> Option<&'static str> {
 }
 
 impl PositionTask for Advise {
-    fn run<G: Registered>(
-        self,
-        game: &G,
-        state: G::State,
-        history: &[(G::State, grandmaitre_engine::Action)],
-    ) -> Result<()> {
+    fn run<G: Registered>(self, game: &G, state: G::State, history: &History<G>) -> Result<()> {
         if let Some(outcome) = game.outcome(&state) {
             bail!(
                 "the game is over ({} to move: {})",
@@ -316,12 +312,7 @@ fn advice_line<G: Notation>(
 }
 
 impl PositionTask for Winprob {
-    fn run<G: Registered>(
-        self,
-        game: &G,
-        state: G::State,
-        history: &[(G::State, grandmaitre_engine::Action)],
-    ) -> Result<()> {
+    fn run<G: Registered>(self, game: &G, state: G::State, history: &History<G>) -> Result<()> {
         let seats = seats(game, self.players.as_deref())?;
         let model = ModelChoice::from_arg(self.model.as_deref()).load(game)?;
         let calibration = model.calibration(game);

@@ -1,5 +1,6 @@
 //! `grandmaitre bench`: speed measurements (never timed assertions in tests).
 
+use grandmaitre_engine::History;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -25,12 +26,7 @@ pub struct PerftBench {
 }
 
 impl PositionTask for PerftBench {
-    fn run<G: Registered>(
-        self,
-        game: &G,
-        state: G::State,
-        _history: &[(G::State, grandmaitre_engine::Action)],
-    ) -> Result<()> {
+    fn run<G: Registered>(self, game: &G, state: G::State, _history: &History<G>) -> Result<()> {
         let depth = self.depth.unwrap_or(G::PERFT_BENCH_DEPTH);
         let mut best = f64::INFINITY;
         let mut count = 0;
@@ -63,12 +59,7 @@ pub struct SearchBench {
 }
 
 impl PositionTask for SearchBench {
-    fn run<G: Registered>(
-        self,
-        game: &G,
-        state: G::State,
-        _history: &[(G::State, grandmaitre_engine::Action)],
-    ) -> Result<()> {
+    fn run<G: Registered>(self, game: &G, state: G::State, _history: &History<G>) -> Result<()> {
         let config = SearchConfig {
             simulations: self.simulations,
             leaves_per_batch: self.leaves,

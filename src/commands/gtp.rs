@@ -1,6 +1,7 @@
 //! `grandmaitre gtp`: the engine protocol ([`grandmaitre_play::gtp`]) on
 //! stdin and stdout.
 
+use grandmaitre_engine::History;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -27,12 +28,7 @@ pub struct Gtp<'a> {
 }
 
 impl PositionTask for Gtp<'_> {
-    fn run<G: Registered>(
-        self,
-        game: &G,
-        state: G::State,
-        _history: &[(G::State, grandmaitre_engine::Action)],
-    ) -> Result<()> {
+    fn run<G: Registered>(self, game: &G, state: G::State, _history: &History<G>) -> Result<()> {
         let model = ModelChoice::from_arg(self.model.as_deref());
         let mut session =
             Session::start(game, state, self.simulations, model, self.player.as_deref())?;

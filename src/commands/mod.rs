@@ -15,7 +15,7 @@ mod train;
 use anyhow::{Context, Result};
 
 use crate::cli::{BenchCommand, Cli, Command, PositionArgs};
-use grandmaitre_engine::{Action, Notation};
+use grandmaitre_engine::{Action, History, Notation};
 use grandmaitre_play::registry::{self, GameTask, Registered};
 use grandmaitre_play::write_atomically;
 
@@ -138,12 +138,7 @@ pub fn run(cli: Cli) -> Result<()> {
 trait PositionTask {
     /// Runs at `state`, reached through `history` (the positions along
     /// `--moves`, each with the move played there; empty without it).
-    fn run<G: Registered>(
-        self,
-        game: &G,
-        state: G::State,
-        history: &[(G::State, Action)],
-    ) -> Result<()>;
+    fn run<G: Registered>(self, game: &G, state: G::State, history: &History<G>) -> Result<()>;
 }
 
 /// A [`PositionTask`] at the position `args` name.

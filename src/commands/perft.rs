@@ -1,6 +1,7 @@
 //! `grandmaitre perft`: move-path counts, optionally divided by root move.
 
 use anyhow::Result;
+use grandmaitre_engine::History;
 
 use super::PositionTask;
 use grandmaitre_play::registry::Registered;
@@ -14,12 +15,7 @@ pub struct Perft {
 }
 
 impl PositionTask for Perft {
-    fn run<G: Registered>(
-        self,
-        game: &G,
-        state: G::State,
-        _history: &[(G::State, grandmaitre_engine::Action)],
-    ) -> Result<()> {
+    fn run<G: Registered>(self, game: &G, state: G::State, _history: &History<G>) -> Result<()> {
         let total = if self.divide && self.depth > 0 {
             let mut actions = Vec::new();
             game.legal_actions(&state, &mut actions);

@@ -1,6 +1,7 @@
 //! `grandmaitre show`: the position drawn as text.
 
 use anyhow::Result;
+use grandmaitre_engine::History;
 
 use super::PositionTask;
 use grandmaitre_play::registry::Registered;
@@ -9,12 +10,7 @@ use grandmaitre_play::registry::Registered;
 pub struct Show;
 
 impl PositionTask for Show {
-    fn run<G: Registered>(
-        self,
-        game: &G,
-        state: G::State,
-        _history: &[(G::State, grandmaitre_engine::Action)],
-    ) -> Result<()> {
+    fn run<G: Registered>(self, game: &G, state: G::State, _history: &History<G>) -> Result<()> {
         print!("{}", game.render(&state));
         Ok(())
     }

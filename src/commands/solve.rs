@@ -1,6 +1,7 @@
 //! `grandmaitre solve`: the exact value of a position by df-pn
 //! (`grandmaitre_engine::solve`), with a move that keeps it.
 
+use grandmaitre_engine::History;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
@@ -36,12 +37,7 @@ impl Solve {
 }
 
 impl PositionTask for Solve {
-    fn run<G: Registered>(
-        self,
-        game: &G,
-        state: G::State,
-        _history: &[(G::State, grandmaitre_engine::Action)],
-    ) -> Result<()> {
+    fn run<G: Registered>(self, game: &G, state: G::State, _history: &History<G>) -> Result<()> {
         if let Some(outcome) = game.outcome(&state) {
             bail!("the game is over ({})", value_name(game, &state, outcome));
         }

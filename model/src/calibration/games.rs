@@ -229,8 +229,7 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
         opening: opening_text,
         moves,
         proofs_kept: kept,
-        wins_now: Vec::new(),
-        rules: None,
+        ..Played::default()
     })
 }
 

@@ -467,14 +467,7 @@ mod tests {
                 } else {
                     2
                 },
-                levels: None,
-                proofs: Vec::new(),
-                first_ply: None,
-                opening: Vec::new(),
-                moves: Vec::new(),
-                proofs_kept: false,
-                wins_now: Vec::new(),
-                rules: None,
+                ..Played::default()
             })
             .collect()
     }
@@ -496,14 +489,7 @@ mod tests {
             network: vec![[0.5, 0.0, 0.5]; 10],
             sides: (0..10).map(|i| (i % 2) as u8).collect(),
             result: 0,
-            levels: None,
-            proofs: Vec::new(),
-            first_ply: None,
-            opening: Vec::new(),
-            moves: Vec::new(),
-            proofs_kept: false,
-            wins_now: Vec::new(),
-            rules: None,
+            ..Played::default()
         };
         let measured = steadiness(&[&game], RAW, bar_predictions);
         assert!((measured.mean_change - 0.2).abs() < 1e-6, "{measured:?}");

@@ -357,7 +357,7 @@ fn logit(p: f64) -> f64 {
     (p / (1.0 - p)).ln()
 }
 
-fn sigmoid(z: f64) -> f64 {
+pub(crate) fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
 

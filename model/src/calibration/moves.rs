@@ -23,9 +23,10 @@
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{EvaluationRequest, Evaluations, Evaluator};
 use grandmaitre_engine::seats::HUMAN_LEVELS;
-use grandmaitre_engine::{Action, Game, Notation};
+use grandmaitre_engine::{Action, Game, Playable};
 use serde::{Deserialize, Serialize};
 
+use super::players::wins_now;
 use super::records::Played;
 
 /// Priors are floored here before they are raised to a power (the exported
@@ -47,7 +48,7 @@ pub struct Seen {
 /// position of `positions` is evaluated in one batch.
 pub fn seen<G: Game, E: Evaluator<G>>(
     game: &G,
-    positions: &[(G::State, Action)],
+    positions: &[(&G::State, Action)],
     evaluator: &E,
 ) -> Vec<Option<Seen>> {
     if positions.is_empty() {
@@ -55,7 +56,7 @@ pub fn seen<G: Game, E: Evaluator<G>>(
     }
     let requests: Vec<EvaluationRequest<'_, G>> = positions
         .iter()
-        .map(|(state, _)| EvaluationRequest { game, state })
+        .map(|&(state, _)| EvaluationRequest { game, state })
         .collect();
     let mut output = Evaluations::default();
     evaluator.evaluate(&requests, &mut output);
@@ -63,10 +64,10 @@ pub fn seen<G: Game, E: Evaluator<G>>(
     positions
         .iter()
         .enumerate()
-        .map(|(index, (state, action))| {
+        .map(|(index, &(state, action))| {
             legal.clear();
             game.legal_actions(state, &mut legal);
-            let played = legal.iter().position(|a| a == action)?;
+            let played = legal.iter().position(|&a| a == action)?;
             let logits = output.policy(index);
             let chosen: Vec<f64> = legal.iter().map(|a| f64::from(logits[a.index()])).collect();
             let top = chosen.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -80,25 +81,19 @@ pub fn seen<G: Game, E: Evaluator<G>>(
         .collect()
 }
 
-/// Each recorded position of `played` (a game of `game`'s rules) with the
-/// move played there as the network saw it: the game replayed from its
-/// opening and its moves. Empty for records without moves; an error where
-/// a recorded move does not read.
-pub fn seen_in_game<G: Notation, E: Evaluator<G>>(
+/// Replays `played` (a game of `game`'s rules) from its opening and its
+/// moves, and fills what the replay tells of each recorded position: where
+/// the mover could win at once (`wins_now`) and the move played as the
+/// network saw it (`seen`, every position in one batch). Records without
+/// moves are left as they are; an error where a recorded move does not
+/// replay.
+pub fn replay<G: Playable, E: Evaluator<G>>(
     game: &G,
-    played: &Played,
+    played: &mut Played,
     evaluator: &E,
-) -> Result<Vec<Option<Seen>>, String> {
-    Ok(seen(game, &replay(game, played)?, evaluator))
-}
-
-/// Each recorded position of `played` with the move played there, the
-/// game replayed from its opening and its moves under `game`'s rules
-/// (empty for records without moves), or why a move does not replay.
-#[allow(clippy::type_complexity)]
-pub fn replay<G: Notation>(game: &G, played: &Played) -> Result<Vec<(G::State, Action)>, String> {
+) -> Result<(), String> {
     if played.moves.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let mut state = game.initial_state();
     let play = |state: &mut G::State, text: &str| -> Result<Action, String> {
@@ -117,47 +112,26 @@ pub fn replay<G: Notation>(game: &G, played: &Played) -> Result<Vec<(G::State, A
         let action = play(&mut state, text)?;
         positions.push((before, action));
     }
-    Ok(positions)
-}
-
-/// Fills `played.wins_now` by replaying its moves under `game`'s rules:
-/// at each recorded position, the share of the legal moves that win at
-/// once, where any does. Records without moves are left as they are.
-pub fn find_wins_now<G: Notation>(game: &G, played: &mut Played) -> Result<(), String> {
-    if !played.moves.is_empty() {
-        played.wins_now = replay(game, played)?
-            .iter()
-            .map(|(state, _)| wins_now(game, state))
-            .collect();
-    }
+    played.wins_now = positions
+        .iter()
+        .map(|(state, _)| wins_now(game, state))
+        .collect();
+    let positions: Vec<(&G::State, Action)> = positions
+        .iter()
+        .map(|(state, action)| (state, *action))
+        .collect();
+    played.seen = seen(game, &positions, evaluator);
     Ok(())
 }
 
-/// The share of the legal moves of `state` that win at once for the side
-/// to move, where any does.
-pub fn wins_now<G: Game>(game: &G, state: &G::State) -> Option<f64> {
-    let mover = game.current_player(state);
-    let mut legal = Vec::new();
-    game.legal_actions(state, &mut legal);
-    let winning = legal
-        .iter()
-        .filter(|&&action| {
-            let mut next = state.clone();
-            game.apply_unchecked(&mut next, action);
-            game.outcome_for(&next, mover) == Some(grandmaitre_engine::Outcome::Win)
-        })
-        .count();
-    (winning > 0).then(|| winning as f64 / legal.len() as f64)
-}
-
 /// The moves of the recorded games with the level that played each, for
-/// [`fit`]: every position of `seen` (parallel to `games`) whose mover's
-/// level is recorded.
-pub fn level_moves(games: &[&Played], seen: &[Vec<Option<Seen>>]) -> Vec<(u32, Seen)> {
+/// [`fit`]: every position whose move was seen ([`replay`]) and whose
+/// mover's level is recorded.
+pub fn level_moves(games: &[&Played]) -> Vec<(u32, Seen)> {
     let mut moves = Vec::new();
-    for (game, seen) in games.iter().zip(seen) {
+    for game in games {
         let Some(levels) = game.levels else { continue };
-        for (seen, &mover) in seen.iter().zip(&game.sides) {
+        for (seen, &mover) in game.seen.iter().zip(&game.sides) {
             if let Some(seen) = seen {
                 moves.push((levels[usize::from(mover)], seen.clone()));
             }
@@ -168,14 +142,14 @@ pub fn level_moves(games: &[&Played], seen: &[Vec<Option<Seen>>]) -> Vec<(u32, S
 
 /// The beliefs over the levels of the players of `hidden` sides (0 the
 /// first) at each recorded position of `game`, from the moves they played
-/// before it (`seen`, the game's moves as the network saw them); `None` for
-/// the other side.
+/// before it (as the network saw them: [`replay`]); `None` for the other
+/// side.
 pub fn beliefs_along(
     model: &MoveModel,
     game: &Played,
-    seen: &[Option<Seen>],
     hidden: [bool; 2],
 ) -> Vec<[Option<Belief>; 2]> {
+    let seen = &game.seen;
     (0..game.sides.len())
         .map(|index| {
             std::array::from_fn(|side| {
@@ -434,17 +408,14 @@ pub fn fit_tempering(model: &mut MoveModel, players: &[(u32, Vec<&Seen>)]) {
 }
 
 /// Each player of `games` whose level is recorded, with their moves as
-/// the network saw them (`seen`, parallel to `games`), for
-/// [`fit_tempering`].
-pub fn players_moves<'a>(
-    games: &[&Played],
-    seen: &'a [Vec<Option<Seen>>],
-) -> Vec<(u32, Vec<&'a Seen>)> {
+/// the network saw them ([`replay`]), for [`fit_tempering`].
+pub fn players_moves<'a>(games: &[&'a Played]) -> Vec<(u32, Vec<&'a Seen>)> {
     let mut players = Vec::new();
-    for (game, seen) in games.iter().zip(seen) {
+    for game in games {
         let Some(levels) = game.levels else { continue };
         for (side, &level) in levels.iter().enumerate() {
-            let moves: Vec<&Seen> = seen
+            let moves: Vec<&Seen> = game
+                .seen
                 .iter()
                 .zip(&game.sides)
                 .filter(|(_, mover)| usize::from(**mover) == side)

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// The bar at every position of one game, and how the game ended (a line
 /// of a records file).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Played {
     /// P(first player wins), P(draw), P(second player wins) of the bar,
     /// before calibration.
@@ -53,9 +53,14 @@ pub struct Played {
     pub proofs_kept: bool,
     /// Where the side to move could win at once, the share of its legal
     /// moves that win, at each position: not stored, found by replaying
-    /// the moves ([`super::moves::find_wins_now`]; empty until then).
+    /// the moves ([`super::moves::replay`]; empty until then).
     #[serde(skip)]
     pub wins_now: Vec<Option<f64>>,
+    /// The move played at each position as the network saw it: not
+    /// stored, found by replaying the moves ([`super::moves::replay`];
+    /// empty until then).
+    #[serde(skip)]
+    pub seen: Vec<Option<super::moves::Seen>>,
     /// The rules parameters of the game, if not the default ones (the
     /// records file's header holds them, not each game).
     #[serde(skip)]
