@@ -33,41 +33,114 @@ function add(a, b) {
 
 const saturatingSub = (a, b) => Math.max(a - b, 0);
 
-/** The numbers of a node from its children's. */
-function combine(children, orNode) {
-  let minProof = INFINITE;
-  let minDisproof = INFINITE;
-  let sumProof = 0;
-  let sumDisproof = 0;
-  for (const child of children) {
-    minProof = Math.min(minProof, child.proof);
-    minDisproof = Math.min(minDisproof, child.disproof);
-    sumProof = add(sumProof, child.proof);
-    sumDisproof = add(sumDisproof, child.disproof);
-  }
-  return orNode ? { proof: minProof, disproof: sumDisproof } : { proof: sumProof, disproof: minDisproof };
-}
-
-/** The child to search and the second best's number. */
-function select(children, orNode) {
-  const number = (entry) => (orNode ? entry.proof : entry.disproof);
-  let best = 0;
-  let second = INFINITE;
-  for (let index = 1; index < children.length; index += 1) {
-    const n = number(children[index]);
-    if (n < number(children[best])) {
-      second = number(children[best]);
-      best = index;
-    } else if (n < second) {
-      second = n;
-    }
-  }
-  return [best, second];
-}
-
 /** A threshold widened by "1 + ε" (at least by one), ∞ kept. */
 function widen(n, epsilon) {
   return n >= INFINITE - 1 ? n : Math.max(Math.min(Math.ceil(n * (1 + epsilon)), INFINITE), Math.min(n + 1, INFINITE));
+}
+
+/** The numbers of a won and of a lost position, for the attacker. */
+const WON = Object.freeze({ proof: 0, disproof: INFINITE });
+const LOST = Object.freeze({ proof: INFINITE, disproof: 0 });
+
+/**
+ * The solver's table for one attacker: proof and disproof numbers by a
+ * position's two-number key, in open addressing over typed arrays (a
+ * solve looks positions up millions of times; maps of maps of boxed
+ * numbers spent most of its time). Keys that are not numbers (a game
+ * without `positionKey`) go through a map to a slot.
+ */
+class Table {
+  constructor() {
+    this.size = 0;
+    this.allocate(1 << 12);
+    this.named = new Map();
+  }
+
+  allocate(capacity) {
+    this.capacity = capacity;
+    this.used = new Uint8Array(capacity);
+    this.high = new Float64Array(capacity);
+    this.low = new Float64Array(capacity);
+    this.proof = new Uint32Array(capacity);
+    this.disproof = new Uint32Array(capacity);
+  }
+
+  /** The slot of a numeric key: its own, or the empty one it would take. */
+  slotOf(high, low) {
+    const mask = this.capacity - 1;
+    let hash = Math.imul(high | 0, 0x9e3779b1) ^ Math.imul((high / 4294967296) | 0, 0x85ebca6b);
+    hash = (hash ^ Math.imul(low | 0, 0xc2b2ae35)) >>> 0;
+    let slot = (hash ^ (hash >>> 15)) & mask;
+    while (this.used[slot] === 1 && (this.high[slot] !== high || this.low[slot] !== low)) {
+      slot = (slot + 1) & mask;
+    }
+    return slot;
+  }
+
+  /** The slot holding `key`, or -1. */
+  find(key) {
+    if (typeof key[0] !== 'number') {
+      return this.named.get(key[0]) ?? -1;
+    }
+    const slot = this.slotOf(key[0], key[1]);
+    return this.used[slot] === 1 ? slot : -1;
+  }
+
+  /** The entry at `key`, or `{ proof: 1, disproof: 1 }`. */
+  entry(key) {
+    const slot = this.find(key);
+    return slot < 0 ? { proof: 1, disproof: 1 } : { proof: this.proof[slot], disproof: this.disproof[slot] };
+  }
+
+  /** Stores the numbers of `key`. */
+  store(key, proof, disproof) {
+    let slot;
+    if (typeof key[0] !== 'number') {
+      slot = this.named.get(key[0]);
+      if (slot === undefined) {
+        slot = this.named.size;
+        this.named.set(key[0], slot);
+        if (slot >= this.capacity) {
+          this.grow();
+        }
+      }
+    } else {
+      slot = this.slotOf(key[0], key[1]);
+      if (this.used[slot] === 0) {
+        if (2 * (this.size + 1) > this.capacity) {
+          this.grow();
+          slot = this.slotOf(key[0], key[1]);
+        }
+        this.used[slot] = 1;
+        this.high[slot] = key[0];
+        this.low[slot] = key[1];
+        this.size += 1;
+      }
+    }
+    this.proof[slot] = proof;
+    this.disproof[slot] = disproof;
+  }
+
+  /** Twice the slots, every entry kept. */
+  grow() {
+    const { capacity, used, high, low, proof, disproof } = this;
+    this.allocate(capacity * 2);
+    if (this.named.size > 0) {
+      this.proof.set(proof);
+      this.disproof.set(disproof);
+      return;
+    }
+    for (let old = 0; old < capacity; old += 1) {
+      if (used[old] === 1) {
+        const slot = this.slotOf(high[old], low[old]);
+        this.used[slot] = 1;
+        this.high[slot] = high[old];
+        this.low[slot] = low[old];
+        this.proof[slot] = proof[old];
+        this.disproof[slot] = disproof[old];
+      }
+    }
+  }
 }
 
 /** A df-pn solver for one game, keeping its table between solves. */
@@ -76,7 +149,7 @@ export class Solver {
     this.game = game;
     this.maps = game.ruleSymmetries();
     this.keyOf = game.positionKey ? (p) => game.positionKey(p) : (p) => [String(p), 0];
-    this.tables = [new Map(), new Map()];
+    this.tables = [new Table(), new Table()];
     this.nodes = 0;
     this.budget = Infinity;
     this.outOfBudget = false;
@@ -99,35 +172,17 @@ export class Solver {
     return key;
   }
 
-  /** The table entry of `key` for `attacker`, or undefined. */
-  lookup(key, attacker) {
-    return this.tables[attacker].get(key[0])?.get(key[1]);
-  }
-
-  /** Stores `entry` at `key` for `attacker`. */
-  store(key, attacker, entry) {
-    const table = this.tables[attacker];
-    let inner = table.get(key[0]);
-    if (inner === undefined) {
-      inner = new Map();
-      table.set(key[0], inner);
-    }
-    inner.set(key[1], entry);
-  }
-
   /** The numbers of a finished game for `attacker`, or null. */
   finished(position, attacker) {
     const result = this.game.result(position);
     if (result === null) {
       return null;
     }
-    return result[this.game.players[attacker]] === 1
-      ? { proof: 0, disproof: INFINITE }
-      : { proof: INFINITE, disproof: 0 };
+    return result[this.game.players[attacker]] === 1 ? WON : LOST;
   }
 
   stored(key, attacker) {
-    return this.lookup(key, attacker) ?? { proof: 1, disproof: 1 };
+    return this.tables[attacker].entry(key);
   }
 
   numbers(position, attacker) {
@@ -159,32 +214,75 @@ export class Solver {
     if (done !== null) {
       return done;
     }
+    const table = this.tables[attacker];
     const key = this.key(position);
-    let entry = this.stored(key, attacker);
+    const entry = this.stored(key, attacker);
     if (entry.proof === 0 || entry.disproof === 0) {
       return entry;
     }
     this.nodes += 1;
     const orNode = position.side === attacker;
     const children = this.game.legalActions(position).map((action) => this.game.applyLegal(position, action));
-    const known = children.map((child) => this.finished(child, attacker) ?? { key: this.key(child) });
+    const count = children.length;
+    // A finished child's numbers are fixed; the others are read from the
+    // table at every step (a deeper search may have changed any of them).
+    const keys = new Array(count);
+    const proofs = new Array(count);
+    const disproofs = new Array(count);
+    for (let index = 0; index < count; index += 1) {
+      const finished = this.finished(children[index], attacker);
+      if (finished === null) {
+        keys[index] = this.key(children[index]);
+      } else {
+        keys[index] = null;
+        proofs[index] = finished.proof;
+        disproofs[index] = finished.disproof;
+      }
+    }
     for (;;) {
-      const numbers = known.map((k) => (k.key === undefined ? k : this.stored(k.key, attacker)));
-      entry = combine(numbers, orNode);
+      // The node's numbers from its children's (min and sum) ...
+      let minProof = INFINITE;
+      let minDisproof = INFINITE;
+      let sumProof = 0;
+      let sumDisproof = 0;
+      for (let index = 0; index < count; index += 1) {
+        if (keys[index] !== null) {
+          const slot = table.find(keys[index]);
+          proofs[index] = slot < 0 ? 1 : table.proof[slot];
+          disproofs[index] = slot < 0 ? 1 : table.disproof[slot];
+        }
+        minProof = Math.min(minProof, proofs[index]);
+        minDisproof = Math.min(minDisproof, disproofs[index]);
+        sumProof = add(sumProof, proofs[index]);
+        sumDisproof = add(sumDisproof, disproofs[index]);
+      }
+      entry.proof = orNode ? minProof : sumProof;
+      entry.disproof = orNode ? sumDisproof : minDisproof;
       if (entry.proof >= proofLimit || entry.disproof >= disproofLimit || this.spent()) {
         break;
       }
-      const [best, second] = select(numbers, orNode);
-      const child = numbers[best];
+      // ... and the child to search, with the second best's number.
+      const numbers = orNode ? proofs : disproofs;
+      let best = 0;
+      let second = INFINITE;
+      for (let index = 1; index < count; index += 1) {
+        const n = numbers[index];
+        if (n < numbers[best]) {
+          second = numbers[best];
+          best = index;
+        } else if (n < second) {
+          second = n;
+        }
+      }
       const [childProof, childDisproof] = orNode
-        ? [Math.min(proofLimit, widen(second, this.epsilon)), add(child.disproof, saturatingSub(disproofLimit, entry.disproof))]
-        : [add(child.proof, saturatingSub(proofLimit, entry.proof)), Math.min(disproofLimit, widen(second, this.epsilon))];
+        ? [Math.min(proofLimit, widen(second, this.epsilon)), add(disproofs[best], saturatingSub(disproofLimit, entry.disproof))]
+        : [add(proofs[best], saturatingSub(proofLimit, entry.proof)), Math.min(disproofLimit, widen(second, this.epsilon))];
       const searched = this.mid(children[best], attacker, childProof, childDisproof);
-      if (known[best].key !== undefined) {
-        this.store(known[best].key, attacker, searched);
+      if (keys[best] !== null) {
+        table.store(keys[best], searched.proof, searched.disproof);
       }
     }
-    this.store(key, attacker, entry);
+    table.store(key, entry.proof, entry.disproof);
     return entry;
   }
 
