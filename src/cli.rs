@@ -110,6 +110,11 @@ pub struct TrainArgs {
     /// How often a trainer with --workers looks for new games (e.g. 5s).
     #[arg(long, default_value = "5s", requires = "workers")]
     pub poll: String,
+    /// How long the store may fail for a reason that can pass (a timeout,
+    /// a lost connection, an overloaded server) before the trainer gives up
+    /// (e.g. 15m, 0 to never wait).
+    #[arg(long, default_value = "15m")]
+    pub store_patience: String,
 }
 
 #[derive(Debug, Args)]
@@ -125,12 +130,19 @@ pub struct SelfplayArgs {
     /// object store's URL, as for `train`.
     #[arg(long)]
     pub run: String,
-    /// Stop after this long (e.g. 30m); the current shard finishes first.
+    /// Stop after this long (e.g. 30m): the games finished by then are
+    /// written as a last shard. SIGTERM or Ctrl-C stops the same way.
     #[arg(long, conflicts_with = "shards")]
     pub time: Option<String>,
     /// Stop after writing this many shards.
     #[arg(long, allow_negative_numbers = true)]
     pub shards: Option<u32>,
+    /// How long the store may fail for a reason that can pass (a timeout,
+    /// a lost connection, an overloaded server) before the worker gives up
+    /// and keeps its shard on this machine, for the next worker here to
+    /// write (e.g. 15m, 0 to never wait).
+    #[arg(long, default_value = "15m")]
+    pub store_patience: String,
 }
 
 #[derive(Debug, Args)]

@@ -155,6 +155,24 @@ pub fn play_games<G, E>(
     make_game: impl Fn(u64) -> G,
     evaluator: &E,
     seed: u64,
+    on_game: impl FnMut(GameRecord),
+) where
+    G: Notation + Hints,
+    E: Evaluator<G> + ?Sized,
+{
+    play_games_until(config, games, make_game, evaluator, seed, || false, on_game);
+}
+
+/// [`play_games`], stopping early once `stop()` says so (it is asked
+/// before each move of the games in flight): the games finished by then
+/// are given, those in flight dropped.
+pub fn play_games_until<G, E>(
+    config: &SelfPlayConfig,
+    games: usize,
+    make_game: impl Fn(u64) -> G,
+    evaluator: &E,
+    seed: u64,
+    stop: impl Fn() -> bool,
     mut on_game: impl FnMut(GameRecord),
 ) where
     G: Notation + Hints,
@@ -182,7 +200,7 @@ pub fn play_games<G, E>(
         slots.push(slot);
         started += 1;
     }
-    while !searches.is_empty() {
+    while !searches.is_empty() && !stop() {
         for (search, slot) in searches.iter_mut().zip(slots.iter_mut()) {
             slot.full = !slot.decided && rng.random_bool(config.full_search_fraction);
             search.set_config(config.search_config(slot.full));

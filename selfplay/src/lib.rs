@@ -6,5 +6,5 @@ pub mod driver;
 pub mod record;
 pub mod shard;
 
-pub use driver::{SelfPlayConfig, play_games};
+pub use driver::{SelfPlayConfig, play_games, play_games_until};
 pub use record::{GameRecord, PositionRecord};

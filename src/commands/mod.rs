@@ -21,10 +21,15 @@ use grandmaitre_play::write_atomically;
 
 /// Seconds of a `--time` text (90s, 45m, 2h).
 pub(crate) fn seconds_of(time: &str) -> Result<f64> {
+    duration_of("--time", time)
+}
+
+/// Seconds of a duration given to the option `flag` (0, 90s, 45m, 2h).
+pub(crate) fn duration_of(flag: &str, text: &str) -> Result<f64> {
     use anyhow::Context;
-    Ok(humantime::parse_duration(time)
+    Ok(humantime::parse_duration(text)
         .with_context(|| {
-            format!("invalid --time '{time}': expected a duration such as 90s, 45m or 2h")
+            format!("invalid {flag} '{text}': expected a duration such as 90s, 45m or 2h")
         })?
         .as_secs_f64())
 }

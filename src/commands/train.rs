@@ -1,6 +1,8 @@
 //! `grandmaitre train`: the self-play → training → checkpoint loop of a run
 //! directory, with progress bars.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -80,7 +82,22 @@ fn selfplay_game<G: Registered>(args: SelfplayArgs, base: G) -> Result<()> {
         );
     }
     let stop = stop_after(args.time.as_deref(), args.shards)?;
-    let run = Run::open(&args.run, None)?;
+    let patience = Duration::from_secs_f64(super::duration_of(
+        "--store-patience",
+        &args.store_patience,
+    )?);
+    // SIGTERM (a scheduler's stop) and Ctrl-C end self-play at once and
+    // write the games finished; a second Ctrl-C ends the process.
+    let stopping = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register_conditional_shutdown(signal, 1, Arc::clone(&stopping))
+            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&stopping)))
+            .context("listening for stop signals")?;
+    }
+    let store = Store::open(&args.run)?
+        .with_patience(patience)
+        .with_stopping(Arc::clone(&stopping));
+    let run = Run::in_store(store, None)?;
     check_run_rules(&run, &base)?;
     let layouts = run.config.selfplay.layouts;
     let games = run.selfplay(
@@ -99,6 +116,9 @@ fn selfplay_game<G: Registered>(args: SelfplayArgs, base: G) -> Result<()> {
             );
         },
     )?;
+    if stopping.load(Ordering::Relaxed) {
+        eprintln!("asked to stop: the games finished are written");
+    }
     println!("{games} self-play games added to {}", args.run);
     Ok(())
 }
@@ -144,12 +164,17 @@ fn train_game<G: Registered>(args: TrainArgs, base: G) -> Result<()> {
     let device = backend.device(cuda).map_err(anyhow::Error::msg)?;
     let self_play = if args.workers {
         SelfPlay::Workers {
-            poll: Duration::from_secs_f64(super::seconds_of(&args.poll)?),
+            poll: Duration::from_secs_f64(super::duration_of("--poll", &args.poll)?),
         }
     } else {
         SelfPlay::Own
     };
-    let run = Run::open(&args.run, config)?.with_self_play(self_play);
+    let patience = Duration::from_secs_f64(super::duration_of(
+        "--store-patience",
+        &args.store_patience,
+    )?);
+    let run = Run::in_store(Store::open(&args.run)?.with_patience(patience), config)?
+        .with_self_play(self_play);
     check_run_rules(&run, &base)?;
     let layouts = run.config.selfplay.layouts;
     let make_game = |seed: u64| game_for(&base, layouts, seed);

@@ -11,14 +11,19 @@
 //!   checkpoints/latest   the newest checkpoint's name (`gen-N`)
 //!   log.csv              one line per generation
 //!   evaluation.csv       the checkpoints' ratings
+//!   arrivals.txt         the shards in the order the trainer first saw them
 //! ```
 //!
 //! Everything is written whole or not at all: a shard is created under a
 //! name no one else has (never overwritten, never half-visible), a
-//! checkpoint's files come before the pointer that names it, and only the
-//! trainer writes checkpoints and logs. After a crash (SIGKILL included)
-//! the run resumes from its newest checkpoint; the shards written since are
-//! kept, so at most the games of one unfinished shard are lost. The trainer
+//! checkpoint's files and its log line come before the pointer that names
+//! it, and only the trainer writes checkpoints and logs (and removes what
+//! its interrupted writes left). After a crash (SIGKILL included) at any
+//! point the run resumes from its newest checkpoint, the log lines of a
+//! generation the pointer never named dropped; the shards written since are
+//! kept, so at most the games of one unfinished shard are lost. The replay
+//! window takes the shards the trainer saw last, whatever their writers'
+//! clocks say. The trainer
 //! tags its shards with the generation and the shard's index, and a resumed
 //! generation plays only the shards it has not written. Self-play workers
 //! (`grandmaitre selfplay`, anywhere) read the pointer between shards and
@@ -28,6 +33,8 @@
 mod logs;
 mod selfplay;
 mod storage;
+#[cfg(test)]
+pub(crate) mod tests;
 mod training;
 
 use storage::cache_directory;
@@ -46,7 +53,7 @@ use grandmaitre_engine::Game;
 use grandmaitre_model::checkpoint::{self, CheckpointMetadata, Provenance};
 use grandmaitre_model::{Checkpoint, NetworkConfig, NetworkEvaluator};
 use grandmaitre_selfplay::record::GameRecord;
-use grandmaitre_selfplay::{play_games, shard};
+use grandmaitre_selfplay::{play_games, play_games_until, shard};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -63,6 +70,8 @@ const LOG_FILE: &str = "log.csv";
 pub const EVALUATION_FILE: &str = "evaluation.csv";
 /// The pointer to the newest checkpoint.
 const LATEST: &str = "checkpoints/latest";
+/// The shards in the order the trainer first listed them, one name a line.
+const ARRIVALS_FILE: &str = "arrivals.txt";
 const SHARDS: &str = "shards";
 const CHECKPOINTS: &str = "checkpoints";
 const LOG_HEADER: &str = "generation,games,positions,steps,policy_loss,value_loss,selfplay_seconds,training_seconds,positions_per_second";
@@ -166,7 +175,8 @@ pub enum StopAfter {
 /// ([`Run::selfplay`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShardWritten {
-    /// The shard's name (its tag: the worker's name and its count).
+    /// The shard's name in the run (`shards/TIME-WORKER-N.gms`: the
+    /// worker's name and its count after the writer's time).
     pub name: String,
     /// The checkpoint its games were played with (0: a fresh network).
     pub generation: u32,
@@ -198,6 +208,11 @@ pub enum SelfPlay {
 struct ShardCache {
     games: HashMap<String, Arc<Vec<GameRecord>>>,
     counts: HashMap<String, usize>,
+    /// The shards in the order the trainer first listed them.
+    arrivals: Vec<String>,
+    arrived: std::collections::HashSet<String>,
+    /// How many of `arrivals` the arrivals file holds.
+    saved_arrivals: usize,
 }
 
 /// A training run.
@@ -273,7 +288,6 @@ impl Run {
             checkpoints,
             config,
         };
-        run.remove_stale_staging()?;
         Ok(run)
     }
 

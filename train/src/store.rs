@@ -19,9 +19,20 @@
 //!
 //! The calls block: each store runs the async client on a runtime of its
 //! own, so the rest of the program stays synchronous.
+//!
+//! A request that fails for a reason that can pass (a timeout, a refused
+//! or reset connection, a 5xx or throttling answer) is retried with
+//! exponential backoff and jitter for up to the store's patience
+//! ([`Store::with_patience`], [`DEFAULT_PATIENCE`]), saying on stderr what
+//! it waits for; one that cannot pass (bad credentials, no such bucket, an
+//! invalid name) fails at once. A create retried after an answer that never
+//! came may find its own object already written: it compares the bytes and
+//! counts it as written.
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use object_store::local::LocalFileSystem;
@@ -51,8 +62,34 @@ pub enum StoreError {
         /// The failure: the store's message, and its first cause when that
         /// says more.
         reason: String,
+        /// Whether it could pass (a timeout, a lost connection, an
+        /// overloaded server): it was retried until the store's patience
+        /// ran out, or until the process was asked to stop.
+        transient: bool,
     },
 }
+
+impl StoreError {
+    /// Whether the failure could pass by itself: the store did not answer,
+    /// or answered that it was overloaded.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Request {
+                transient: true,
+                ..
+            }
+        )
+    }
+}
+
+/// How long a request that fails for a reason that can pass is retried by
+/// default: 15 minutes.
+pub const DEFAULT_PATIENCE: Duration = Duration::from_secs(15 * 60);
+
+/// The first wait before a retry, and the longest.
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+const LONGEST_BACKOFF: Duration = Duration::from_secs(30);
 
 /// An object of a listing: its name below the run and its size.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,6 +111,10 @@ pub struct Store {
     runtime: Arc<tokio::runtime::Runtime>,
     /// Whole objects read, by name.
     reads: Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+    /// How long failures that can pass are retried.
+    patience: Duration,
+    /// Set when the process is asked to stop: retries end at once.
+    stopping: Option<Arc<AtomicBool>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -144,7 +185,35 @@ impl Store {
             directory,
             runtime: Arc::new(runtime),
             reads: Arc::default(),
+            patience: DEFAULT_PATIENCE,
+            stopping: None,
         })
+    }
+
+    /// The same store, retrying failures that can pass for `patience`
+    /// (zero: never).
+    pub fn with_patience(mut self, patience: Duration) -> Store {
+        self.patience = patience;
+        self
+    }
+
+    /// The same store, whose retries end as soon as `stopping` is set (the
+    /// process was asked to stop and has its own use for the time left).
+    pub fn with_stopping(mut self, stopping: Arc<AtomicBool>) -> Store {
+        self.stopping = Some(stopping);
+        self
+    }
+
+    /// How long failures that can pass are retried.
+    pub fn patience(&self) -> Duration {
+        self.patience
+    }
+
+    /// Whether the process was asked to stop ([`Store::with_stopping`]).
+    pub fn is_stopping(&self) -> bool {
+        self.stopping
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
 
     /// A store in memory (tests), named `memory://PID-N`.
@@ -165,6 +234,8 @@ impl Store {
                     .expect("a current-thread runtime"),
             ),
             reads: Arc::default(),
+            patience: DEFAULT_PATIENCE,
+            stopping: None,
         }
     }
 
@@ -205,6 +276,61 @@ impl Store {
                 location,
                 key,
                 reason,
+                transient: transient(&error),
+            }
+        }
+    }
+
+    /// `attempt` until it succeeds, fails for good, or fails for a reason
+    /// that can pass for longer than the store's patience (or until the
+    /// process is asked to stop); `what` names the request on stderr
+    /// (`PUT shards/…`). `attempt` is told whether an earlier attempt
+    /// failed for a reason that can pass: its request may have been done.
+    fn retrying<T>(
+        &self,
+        what: &str,
+        name: &str,
+        mut attempt: impl FnMut(bool) -> Result<T, object_store::Error>,
+    ) -> Result<T, StoreError> {
+        let started = Instant::now();
+        let mut backoff = FIRST_BACKOFF;
+        let mut failures = 0u32;
+        loop {
+            match attempt(failures > 0) {
+                Ok(value) => {
+                    if failures > 0 {
+                        eprintln!(
+                            "store: {} answers again: {what} done after {:.0} s and {failures} failed tries",
+                            self.location,
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                    return Ok(value);
+                }
+                Err(error) => {
+                    let error = self.failed(name)(error);
+                    let waited = started.elapsed();
+                    if !error.is_transient() || waited >= self.patience || self.is_stopping() {
+                        return Err(error);
+                    }
+                    if failures == 0 {
+                        eprintln!(
+                            "store: {what} failed ({error}); retrying for up to {:.0} s",
+                            self.patience.as_secs_f64()
+                        );
+                    }
+                    failures += 1;
+                    // Full jitter around the backoff, within the patience left.
+                    let jitter = 0.5 + rand::random::<f64>();
+                    let pause = backoff.mul_f64(jitter).min(self.patience - waited);
+                    let until = Instant::now() + pause;
+                    while Instant::now() < until && !self.is_stopping() {
+                        std::thread::sleep(
+                            (until - Instant::now()).min(Duration::from_millis(100)),
+                        );
+                    }
+                    backoff = (backoff * 2).min(LONGEST_BACKOFF);
+                }
             }
         }
     }
@@ -221,76 +347,94 @@ impl Store {
             *reads.entry(name.to_string()).or_default() += 1;
         }
         let key = self.key(name);
-        let result = self.runtime.block_on(async {
-            let found = self.inner.get(&key).await?;
-            found.bytes().await
-        });
-        match result {
-            Ok(bytes) => Ok(Some(bytes.to_vec())),
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(source) => Err(self.failed(name)(source)),
-        }
+        self.retrying(&format!("GET {name}"), name, |_| {
+            let result = self.runtime.block_on(async {
+                let found = self.inner.get(&key).await?;
+                found.bytes().await
+            });
+            match result {
+                Ok(bytes) => Ok(Some(bytes.to_vec())),
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(error) => Err(error),
+            }
+        })
     }
 
     /// The first `length` bytes of the object `name` (fewer if it is
     /// shorter), or `None` if there is none.
     pub fn get_head(&self, name: &str, length: usize) -> Result<Option<Vec<u8>>, StoreError> {
         let key = self.key(name);
-        let result = self.runtime.block_on(async {
-            let size = self.inner.head(&key).await?.size;
-            self.inner.get_range(&key, 0..size.min(length as u64)).await
-        });
-        match result {
-            Ok(bytes) => Ok(Some(bytes.to_vec())),
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(source) => Err(self.failed(name)(source)),
-        }
+        self.retrying(&format!("GET {name}"), name, |_| {
+            let result = self.runtime.block_on(async {
+                let size = self.inner.head(&key).await?.size;
+                self.inner.get_range(&key, 0..size.min(length as u64)).await
+            });
+            match result {
+                Ok(bytes) => Ok(Some(bytes.to_vec())),
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(error) => Err(error),
+            }
+        })
     }
 
     /// Writes `bytes` as `name`, replacing what was there, atomically.
     pub fn put(&self, name: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
         let key = self.key(name);
-        self.runtime
-            .block_on(self.inner.put(&key, PutPayload::from(bytes)))
-            .map(|_| ())
-            .map_err(self.failed(name))
+        let payload = PutPayload::from(bytes);
+        self.retrying(&format!("PUT {name}"), name, |_| {
+            self.runtime
+                .block_on(self.inner.put(&key, payload.clone()))
+                .map(|_| ())
+        })
     }
 
     /// Writes `bytes` as `name` if no object has that name: `false` (and
-    /// nothing written) if one has.
+    /// nothing written) if one has. After a try whose answer never came,
+    /// an object of that name holding the same bytes is this write's own.
     pub fn create(&self, name: &str, bytes: Vec<u8>) -> Result<bool, StoreError> {
         let key = self.key(name);
-        let options = PutOptions {
-            mode: PutMode::Create,
-            ..PutOptions::default()
-        };
-        match self
-            .runtime
-            .block_on(self.inner.put_opts(&key, PutPayload::from(bytes), options))
-        {
-            Ok(_) => Ok(true),
-            Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
-            Err(source) => Err(self.failed(name)(source)),
-        }
+        let payload = PutPayload::from(bytes.clone());
+        self.retrying(&format!("PUT {name}"), name, |retried| {
+            let options = PutOptions {
+                mode: PutMode::Create,
+                ..PutOptions::default()
+            };
+            match self
+                .runtime
+                .block_on(self.inner.put_opts(&key, payload.clone(), options))
+            {
+                Ok(_) => Ok(true),
+                Err(object_store::Error::AlreadyExists { .. }) if retried => {
+                    let found = self
+                        .runtime
+                        .block_on(async { self.inner.get(&key).await?.bytes().await })?;
+                    Ok(found.as_ref() == bytes.as_slice())
+                }
+                Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
+                Err(error) => Err(error),
+            }
+        })
     }
 
     /// Removes `name` (nothing if absent).
     pub fn delete(&self, name: &str) -> Result<(), StoreError> {
         let key = self.key(name);
-        match self.runtime.block_on(self.inner.delete(&key)) {
-            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(source) => Err(self.failed(name)(source)),
-        }
+        self.retrying(&format!("DELETE {name}"), name, |_| {
+            match self.runtime.block_on(self.inner.delete(&key)) {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Err(error) => Err(error),
+            }
+        })
     }
 
     /// The objects below `directory` (at any depth), by name.
     pub fn list(&self, directory: &str) -> Result<Vec<Listed>, StoreError> {
         let key = self.key(directory);
         let prefix = self.prefix.clone();
-        let found: Vec<_> = self
-            .runtime
-            .block_on(self.inner.list(Some(&key)).try_collect::<Vec<_>>())
-            .map_err(self.failed(directory))?;
+        let found: Vec<_> = self.retrying(&format!("LIST {directory}"), directory, |_| {
+            self.runtime
+                .block_on(self.inner.list(Some(&key)).try_collect::<Vec<_>>())
+        })?;
         let mut listed: Vec<Listed> = found
             .into_iter()
             .filter_map(|meta| {
@@ -309,6 +453,63 @@ impl Store {
         listed.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(listed)
     }
+}
+
+/// Whether a store's error could pass by itself: the server did not answer
+/// (a timeout, a refused, reset or dropped connection) or answered that it
+/// is overloaded or failing (5xx, throttling). Refusals (credentials,
+/// missing buckets, invalid names, conflicts) cannot.
+fn transient(error: &object_store::Error) -> bool {
+    let object_store::Error::Generic { source, .. } = error else {
+        return false;
+    };
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(source.as_ref());
+    while let Some(error) = cause {
+        #[cfg(feature = "cloud")]
+        if let Some(http) = error.downcast_ref::<object_store::client::HttpError>() {
+            use object_store::client::HttpErrorKind;
+            return matches!(
+                http.kind(),
+                HttpErrorKind::Connect
+                    | HttpErrorKind::Request
+                    | HttpErrorKind::Timeout
+                    | HttpErrorKind::Interrupted
+                    | HttpErrorKind::Decode
+            );
+        }
+        if let Some(io) = error.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind;
+            return matches!(
+                io.kind(),
+                ErrorKind::TimedOut
+                    | ErrorKind::ConnectionRefused
+                    | ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+                    | ErrorKind::NotConnected
+                    | ErrorKind::BrokenPipe
+                    | ErrorKind::Interrupted
+                    | ErrorKind::UnexpectedEof
+            );
+        }
+        cause = error.source();
+    }
+    // A server's answer: the client names its status in its message.
+    let message = error.to_string();
+    let status = message
+        .split("status code: ")
+        .nth(1)
+        .and_then(|rest| rest.get(..3))
+        .and_then(|code| code.parse::<u16>().ok());
+    matches!(status, Some(429 | 500..=599))
+        || [
+            "SlowDown",
+            "ServiceUnavailable",
+            "InternalError",
+            "RequestTimeout",
+            "Throttl",
+        ]
+        .iter()
+        .any(|word| message.contains(word))
 }
 
 #[cfg(test)]
@@ -405,6 +606,111 @@ mod tests {
             store.get_head("shards/b.gms", 2).expect("head"),
             Some(b"th".to_vec())
         );
+    }
+
+    fn failure(kind: std::io::ErrorKind) -> object_store::Error {
+        object_store::Error::Generic {
+            store: "test",
+            source: Box::new(std::io::Error::from(kind)),
+        }
+    }
+
+    #[test]
+    fn failures_that_can_pass_are_told_from_refusals() {
+        use std::io::ErrorKind;
+        for kind in [
+            ErrorKind::TimedOut,
+            ErrorKind::ConnectionRefused,
+            ErrorKind::ConnectionReset,
+            ErrorKind::BrokenPipe,
+        ] {
+            assert!(transient(&failure(kind)), "{kind:?}");
+        }
+        assert!(!transient(&failure(ErrorKind::InvalidData)));
+        let answered = |message: &str| object_store::Error::Generic {
+            store: "test",
+            source: message.into(),
+        };
+        for message in [
+            "Server returned non-2xx status code: 503 Service Unavailable: ",
+            "Server returned non-2xx status code: 500 Internal Server Error: ",
+            "Server returned non-2xx status code: 429 Too Many Requests: ",
+            "Server returned error response: <Code>SlowDown</Code>",
+        ] {
+            assert!(transient(&answered(message)), "{message}");
+        }
+        assert!(!transient(&answered(
+            "Server returned non-2xx status code: 400 Bad Request: "
+        )));
+        let source = || Box::new(std::io::Error::other("refused")) as _;
+        for refusal in [
+            object_store::Error::PermissionDenied {
+                path: "x".to_string(),
+                source: source(),
+            },
+            object_store::Error::Unauthenticated {
+                path: "x".to_string(),
+                source: source(),
+            },
+            object_store::Error::NotFound {
+                path: "x".to_string(),
+                source: source(),
+            },
+        ] {
+            assert!(!transient(&refusal), "{refusal}");
+        }
+    }
+
+    #[test]
+    fn failures_that_can_pass_are_retried_within_the_patience() {
+        use std::io::ErrorKind;
+        let store = Store::in_memory().with_patience(Duration::from_secs(60));
+        let started = Instant::now();
+        let mut tries = 0;
+        let value = store
+            .retrying("GET x", "x", |retried| {
+                tries += 1;
+                assert_eq!(retried, tries > 1);
+                if tries < 3 {
+                    Err(failure(ErrorKind::TimedOut))
+                } else {
+                    Ok(7)
+                }
+            })
+            .expect("passes");
+        assert_eq!((value, tries), (7, 3));
+        // Two waits with jitter: at least half of 0.5 s, then of 1 s.
+        assert!(started.elapsed() >= Duration::from_millis(750));
+        // A refusal is not retried.
+        let mut tries = 0;
+        let error = store
+            .retrying("GET x", "x", |_| {
+                tries += 1;
+                Err::<(), _>(object_store::Error::PermissionDenied {
+                    path: "x".to_string(),
+                    source: Box::new(std::io::Error::other("denied")),
+                })
+            })
+            .expect_err("refused");
+        assert_eq!(tries, 1);
+        assert!(!error.is_transient());
+        // Without patience, or once the process is asked to stop, a failure
+        // that can pass is given up at once and says that it could pass.
+        let stopping = Arc::new(AtomicBool::new(true));
+        for store in [
+            Store::in_memory().with_patience(Duration::ZERO),
+            Store::in_memory().with_stopping(Arc::clone(&stopping)),
+        ] {
+            let mut tries = 0;
+            let error = store
+                .retrying("PUT x", "x", |_| {
+                    tries += 1;
+                    Err::<(), _>(failure(ErrorKind::ConnectionRefused))
+                })
+                .expect_err("given up");
+            assert_eq!(tries, 1);
+            assert!(error.is_transient(), "{error}");
+        }
     }
 
     #[test]

@@ -22,6 +22,37 @@ impl Run {
         })
     }
 
+    /// Drops the lines of `log.csv` and `evaluation.csv` of generations
+    /// after `published` (the pointer's): their generation was interrupted
+    /// before its pointer was written, and is played again.
+    pub(super) fn drop_unpublished_lines(&self, published: u32) -> Result<(), TrainError> {
+        for file in [LOG_FILE, EVALUATION_FILE] {
+            let Some(text) = self.store.get(file)? else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&text).to_string();
+            let mut kept = String::new();
+            let mut dropped = 0;
+            for (index, line) in text.lines().enumerate() {
+                let generation = line.split(',').next().and_then(|g| g.parse::<u32>().ok());
+                if index > 0 && generation.is_some_and(|g| g > published) {
+                    dropped += 1;
+                } else {
+                    kept.push_str(line);
+                    kept.push('\n');
+                }
+            }
+            if dropped > 0 {
+                eprintln!(
+                    "{}/{file}: {dropped} line(s) of a generation after gen-{published:04}, whose checkpoint was never published, dropped",
+                    self.location()
+                );
+                self.store.put(file, kept.into_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
     /// The games count of the last line of `log.csv` (0 without one).
     pub(super) fn last_logged_games(&self) -> Result<usize, TrainError> {
         let text = self.store.get(LOG_FILE)?.unwrap_or_default();

@@ -35,6 +35,15 @@ impl Run {
     /// `stop`, beside a `train` process on the same directory. Returns the
     /// games written. A run without a checkpoint yet plays with a fresh
     /// network of the run's shape. `progress` hears of each shard written.
+    ///
+    /// The store's outages are waited out (its patience: see
+    /// [`crate::store`]). A shard the store still refuses when the
+    /// patience runs out, or when the process is asked to stop
+    /// ([`Store::with_stopping`]), is kept in the spool folder on this
+    /// machine ([`Run::spool_directory`]) and the worker ends with the
+    /// error; the next worker of the run started here writes it first.
+    /// Asked to stop, or at the end of `stop`'s time, the worker stops
+    /// playing at once and writes the games it finished as a last shard.
     pub fn selfplay<G: Notation + Hints>(
         &self,
         make_game: impl Fn(u64) -> G + Sync,
@@ -64,20 +73,40 @@ impl Run {
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
         );
         let mut current: Option<(u32, grandmaitre_model::Network)> = None;
+        let out_of_time = || match stop {
+            StopAfter::Seconds(seconds) => started.elapsed().as_secs_f64() >= seconds,
+            StopAfter::Generations(_) => false,
+        };
+        let stopping = || self.store.is_stopping() || out_of_time();
+        self.write_spooled()?;
         loop {
             let done = match stop {
                 StopAfter::Generations(limit) => shards >= limit,
-                StopAfter::Seconds(seconds) => started.elapsed().as_secs_f64() >= seconds,
+                StopAfter::Seconds(_) => out_of_time(),
             };
-            if done {
+            if done || self.store.is_stopping() {
                 return Ok(written);
             }
-            // The newest model, fetched only when it changed.
-            let newest = self.latest_generation()?.unwrap_or(0);
+            // The newest model, fetched only when it changed. Asked to stop
+            // while the store does not answer, the worker has nothing to
+            // write and ends.
+            let stopped = |error: &TrainError| {
+                self.store.is_stopping()
+                    && matches!(error, TrainError::Store(e) if e.is_transient())
+            };
+            let newest = match self.latest_generation() {
+                Ok(newest) => newest.unwrap_or(0),
+                Err(error) if stopped(&error) => return Ok(written),
+                Err(error) => return Err(error),
+            };
             if current.as_ref().is_none_or(|(g, _)| *g != newest) {
                 let network = match newest {
                     0 => network_config.init(&device),
-                    g => self.load_checkpoint(g, spec, &device)?.network,
+                    g => match self.load_checkpoint(g, spec, &device) {
+                        Ok(checkpoint) => checkpoint.network,
+                        Err(error) if stopped(&error) => return Ok(written),
+                        Err(error) => return Err(error),
+                    },
                 };
                 current = Some((newest, network));
             }
@@ -92,16 +121,41 @@ impl Run {
             );
             let mut games = Vec::with_capacity(count);
             let seed = u64::from_str_radix(&worker[1..], 16).unwrap_or(0) ^ u64::from(shards);
-            play_games(
+            play_games_until(
                 &selfplay,
                 count,
                 make_stage_game,
                 &evaluator,
                 seed,
+                stopping,
                 |game| games.push(game),
             );
-            let name = format!("{worker}-{shards}");
-            self.write_shard(&name, &games)?;
+            if games.is_empty() {
+                continue;
+            }
+            let tag = format!("{worker}-{shards}");
+            let bytes = shard::encode(&games);
+            let name = loop {
+                let key = self.new_shard_name(&tag);
+                match self.store.create(&key, bytes.clone()) {
+                    Ok(true) => break key,
+                    Ok(false) => continue,
+                    Err(error) if error.is_transient() => {
+                        let kept = self.spool(&key, &bytes)?;
+                        eprintln!(
+                            "{}: the store did not take the shard ({error}); its {} games are kept in {} and written when a worker of this run starts here again",
+                            self.location(),
+                            games.len(),
+                            kept.display()
+                        );
+                        if self.store.is_stopping() {
+                            return Ok(written);
+                        }
+                        return Err(error.into());
+                    }
+                    Err(error) => return Err(error.into()),
+                }
+            };
             written += games.len();
             positions += games.iter().map(|g| g.positions.len()).sum::<usize>();
             shards += 1;

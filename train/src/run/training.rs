@@ -24,6 +24,10 @@ impl Run {
         let config = &self.config;
         let network_config = self.network_config(spec);
         let stages = self.stage_games::<G>(&network_config)?;
+        // What an interrupted write of this trainer's left: staging files,
+        // and log lines of a generation whose pointer was never written.
+        self.remove_stale_staging()?;
+        self.drop_unpublished_lines(self.latest_generation()?.unwrap_or(0))?;
         let (mut generation, mut trainer, parent) = match self.latest_checkpoint()? {
             Some((generation, path)) => {
                 let mut checkpoint = Checkpoint::load(&path, spec, &device)?;
@@ -89,6 +93,7 @@ impl Run {
         // the run's total; shards found beside the remainder count as
         // played before this leg.
         let logged = self.last_logged_games()?;
+        self.load_arrivals(&mut cache)?;
         let removed = logged.saturating_sub(self.count_games(&self.shard_names()?, &mut cache)?);
         // Games in the run when the previous generation trained (with
         // workers, the next one waits for as many more as it plays).
@@ -123,7 +128,7 @@ impl Run {
             if let SelfPlay::Workers { poll } = self.self_play {
                 // The workers' games: wait until enough have come.
                 loop {
-                    let names = self.shard_names()?;
+                    let names = self.arrival_order(&mut cache)?;
                     let arrived = (removed + self.count_games(&names, &mut cache)?)
                         .saturating_sub(games_before);
                     progress(Progress::Games {
@@ -181,8 +186,10 @@ impl Run {
 
             // Training on the replay window.
             let training_start = Instant::now();
-            // One listing for the window and the count of games on disk.
-            let names = self.shard_names()?;
+            // One listing for the window and the count of games on disk,
+            // newest by arrival.
+            let names = self.arrival_order(&mut cache)?;
+            self.save_arrivals(&mut cache)?;
             let window: ReplayWindow<G> = self.window(
                 &names,
                 &mut cache,
@@ -239,7 +246,9 @@ impl Run {
                 },
                 network: trainer.network(),
             };
-            let path = self.publish(generation, &checkpoint)?;
+            // The checkpoint's files, its log line, then the pointer: a crash
+            // before the pointer redoes the generation (its line dropped).
+            let path = self.write_checkpoint(generation, &checkpoint)?;
             parent = Some(path.display().to_string());
             let line = LogLine {
                 generation,
@@ -258,6 +267,9 @@ impl Run {
                 },
             };
             self.append_log(&line)?;
+            #[cfg(test)]
+            crate::run::tests::crash_point("before the pointer")?;
+            self.point_at(generation)?;
             progress(Progress::Finished(line.clone()));
             let every = config.evaluation.every;
             if every > 0 && generation % every == 0 {
