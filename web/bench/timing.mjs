@@ -85,7 +85,15 @@ try {
         positions.push(position);
       }
     }
-    await maitre.bar(positions[0]); // warm-up
+    // Warm-up, on a position of its own off the book (the start is the
+    // book's: it would leave the search's code cold for the first one).
+    let warm = Position.start();
+    for (let ply = 0; ply < 3; ply += 1) {
+      const actions = game.legalActions(warm);
+      warm = game.apply(warm, actions[Math.floor(actions.length / 2)]);
+    }
+    await maitre.bar(warm);
+    await maitre.advise(warm);
     const out = [];
     for (const position of positions) {
       // As the app: the bar when the position appears, « Conseil » when asked.
