@@ -161,3 +161,246 @@ impl<G: Game, E: Evaluator<G> + Send + ?Sized> Evaluator<G> for std::sync::Arc<E
         (**self).evaluate(requests, output);
     }
 }
+
+/// The answers an evaluator gave for the last positions it was asked about:
+/// a search meets the same position by several orders of moves, and the
+/// searches of one game meet the positions of the searches before them (the
+/// next position's tree grows in the subtree the last search explored). As
+/// the app's module keeps the network's outputs across its searches, up to
+/// `capacity` positions, the oldest forgotten first.
+///
+/// The policy is kept for the legal actions only (the search reads no
+/// other): a game of 10 000 actions keeps a few hundred numbers a position.
+#[derive(Debug)]
+pub struct CachedEvaluator<'a, G: Game, E: ?Sized> {
+    inner: &'a E,
+    capacity: usize,
+    kept: std::sync::Mutex<Kept<G::State>>,
+}
+
+#[derive(Debug)]
+struct Kept<S> {
+    answers: std::collections::HashMap<S, Answer>,
+    order: std::collections::VecDeque<S>,
+    /// Positions asked about, and those answered from the cache.
+    asked: u64,
+    hits: u64,
+}
+
+#[derive(Debug)]
+struct Answer {
+    policy: Vec<(Action, f32)>,
+    wdl: ToMove,
+    moves_left: Option<f32>,
+}
+
+impl<'a, G: Game, E: Evaluator<G> + ?Sized> CachedEvaluator<'a, G, E> {
+    /// `inner`'s answers, the last `capacity` positions' kept.
+    pub fn new(inner: &'a E, capacity: usize) -> Self {
+        CachedEvaluator {
+            inner,
+            capacity,
+            kept: std::sync::Mutex::new(Kept {
+                answers: std::collections::HashMap::new(),
+                order: std::collections::VecDeque::new(),
+                asked: 0,
+                hits: 0,
+            }),
+        }
+    }
+
+    /// Positions asked about so far, and how many of them were answered
+    /// from the cache.
+    pub fn hits(&self) -> (u64, u64) {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        (kept.asked, kept.hits)
+    }
+}
+
+impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for CachedEvaluator<'_, G, E> {
+    fn evaluate(&self, requests: &[EvaluationRequest<'_, G>], output: &mut Evaluations) {
+        let action_count = requests.first().map_or(0, |r| r.game.spec().action_count);
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let missing: Vec<usize> = (0..requests.len())
+            .filter(|&i| !kept.answers.contains_key(requests[i].state))
+            .collect();
+        kept.asked += requests.len() as u64;
+        kept.hits += (requests.len() - missing.len()) as u64;
+        let mut fresh = Evaluations::default();
+        if !missing.is_empty() {
+            let batch: Vec<EvaluationRequest<'_, G>> = missing
+                .iter()
+                .map(|&i| EvaluationRequest {
+                    game: requests[i].game,
+                    state: requests[i].state,
+                })
+                .collect();
+            self.inner.evaluate(&batch, &mut fresh);
+        }
+        output.reset(action_count);
+        output
+            .policy_logits
+            .resize(requests.len() * action_count, 0.0);
+        let mut legal = Vec::new();
+        let mut answered = Vec::with_capacity(missing.len());
+        let mut next_fresh = 0;
+        for (index, request) in requests.iter().enumerate() {
+            let row = &mut output.policy_logits[index * action_count..(index + 1) * action_count];
+            if missing.get(next_fresh) == Some(&index) {
+                row.copy_from_slice(fresh.policy(next_fresh));
+                let wdl = fresh.wdl[next_fresh];
+                let moves_left = fresh.moves_left.get(next_fresh).copied();
+                output.wdl.push(wdl);
+                output.moves_left.extend(moves_left);
+                request.game.legal_actions(request.state, &mut legal);
+                let policy = legal.iter().map(|&a| (a, row[a.index()])).collect();
+                answered.push((
+                    request.state.clone(),
+                    Answer {
+                        policy,
+                        wdl,
+                        moves_left,
+                    },
+                ));
+                next_fresh += 1;
+            } else {
+                let answer = &kept.answers[request.state];
+                for &(action, logit) in &answer.policy {
+                    row[action.index()] = logit;
+                }
+                output.wdl.push(answer.wdl);
+                output.moves_left.extend(answer.moves_left);
+            }
+        }
+        // Kept once the batch is answered: forgetting the oldest cannot
+        // take an answer this batch reads.
+        for (state, answer) in answered {
+            if kept.answers.insert(state.clone(), answer).is_none() {
+                kept.order.push_back(state);
+            }
+        }
+        while kept.order.len() > self.capacity {
+            if let Some(oldest) = kept.order.pop_front() {
+                kept.answers.remove(&oldest);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hash::{Hash, Hasher};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::heraldis::Heraldis;
+    use crate::search::{Search, SearchConfig};
+
+    /// Answers from a hash of the position (every legal action its own
+    /// logit, a value that varies), counting the positions asked about.
+    #[derive(Default)]
+    struct Hashing {
+        asked: AtomicUsize,
+    }
+
+    impl Evaluator<Heraldis> for Hashing {
+        fn evaluate(&self, requests: &[EvaluationRequest<'_, Heraldis>], output: &mut Evaluations) {
+            self.asked.fetch_add(requests.len(), Ordering::Relaxed);
+            let actions = requests.first().map_or(0, |r| r.game.spec().action_count);
+            output.reset(actions);
+            for request in requests {
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                request.state.hash(&mut hasher);
+                let hash = hasher.finish();
+                output
+                    .policy_logits
+                    .extend((0..actions).map(|a| ((hash >> (a % 48)) & 0xff) as f32 / 64.0));
+                let win = (hash % 1000) as f32 / 1000.0;
+                output.wdl.push(ToMove([win * 0.9, 0.1, (1.0 - win) * 0.9]));
+            }
+        }
+    }
+
+    #[test]
+    fn the_searches_of_a_game_play_the_same_with_fewer_evaluations() {
+        let game = Heraldis::default();
+        let config = SearchConfig {
+            simulations: 400,
+            ..SearchConfig::default()
+        };
+        let plain = Hashing::default();
+        let counted = Hashing::default();
+        let cached = CachedEvaluator::new(&counted, 50_000);
+        let mut state = game.initial_state();
+        for ply in 0..8 {
+            let alone = Search::new(game.clone(), state.clone(), config.clone(), ply).run(&plain);
+            let kept = Search::new(game.clone(), state.clone(), config.clone(), ply).run(&cached);
+            assert_eq!(format!("{alone:?}"), format!("{kept:?}"), "ply {ply}");
+            let best = alone
+                .children
+                .iter()
+                .max_by_key(|child| child.visits)
+                .expect("a move")
+                .action;
+            game.apply_unchecked(&mut state, best);
+        }
+        let (asked, hits) = cached.hits();
+        assert_eq!(asked as usize, plain.asked.load(Ordering::Relaxed));
+        assert_eq!(
+            (asked - hits) as usize,
+            counted.asked.load(Ordering::Relaxed)
+        );
+        // The later searches grow where the earlier ones looked.
+        assert!(hits * 4 > asked, "{hits} of {asked} from the cache");
+    }
+
+    #[test]
+    fn the_cache_answers_as_its_evaluator_and_forgets_the_oldest() {
+        let game = Heraldis::default();
+        let mut states = vec![game.initial_state()];
+        let mut actions = Vec::new();
+        for _ in 0..3 {
+            let mut next = states.last().expect("a state").clone();
+            game.legal_actions(&next, &mut actions);
+            game.apply_unchecked(&mut next, actions[actions.len() / 2]);
+            states.push(next);
+        }
+        let ask = |evaluator: &dyn Evaluator<Heraldis>, which: &[usize]| {
+            let requests: Vec<_> = which
+                .iter()
+                .map(|&i| EvaluationRequest {
+                    game: &game,
+                    state: &states[i],
+                })
+                .collect();
+            let mut output = Evaluations::default();
+            evaluator.evaluate(&requests, &mut output);
+            output
+        };
+        let inner = Hashing::default();
+        let cached = CachedEvaluator::new(&inner, 2);
+        // A batch with a repeat, then the same positions again: the legal
+        // actions' logits and the values are the evaluator's.
+        let first = ask(&cached, &[0, 1, 0]);
+        let again = ask(&cached, &[1, 0]);
+        let direct = ask(&Hashing::default(), &[1, 0]);
+        assert_eq!(again.wdl, direct.wdl);
+        for (row, state) in [1, 0].iter().enumerate() {
+            game.legal_actions(&states[*state], &mut actions);
+            for action in &actions {
+                assert_eq!(
+                    again.policy(row)[action.index()],
+                    direct.policy(row)[action.index()]
+                );
+            }
+        }
+        assert_eq!(first.wdl[0], first.wdl[2]);
+        assert_eq!(inner.asked.load(Ordering::Relaxed), 3);
+        // Two kept: a third position pushes the first one out.
+        ask(&cached, &[2]);
+        ask(&cached, &[1]);
+        assert_eq!(inner.asked.load(Ordering::Relaxed), 4);
+        ask(&cached, &[0]);
+        assert_eq!(inner.asked.load(Ordering::Relaxed), 5);
+    }
+}

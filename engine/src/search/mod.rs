@@ -94,7 +94,7 @@ use rayon::prelude::*;
 
 pub use config::{GumbelConfig, MoveChoice, MovesLeftConfig, RootSelection, SearchConfig};
 pub use evaluator::{
-    EvaluationRequest, Evaluations, Evaluator, RolloutEvaluator, UniformEvaluator,
+    CachedEvaluator, EvaluationRequest, Evaluations, Evaluator, RolloutEvaluator, UniformEvaluator,
 };
 pub use mcts::{ChildReport, Search, SearchResult};
 pub use tree::Proof;

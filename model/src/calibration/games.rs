@@ -6,7 +6,7 @@
 use grandmaitre_engine::arena::opening_moves;
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::levels::{Level, advise};
-use grandmaitre_engine::search::{Evaluator, Search, SearchConfig};
+use grandmaitre_engine::search::{CachedEvaluator, Evaluator, Search, SearchConfig};
 use grandmaitre_engine::{Hints, Notation, Outcome, Player, Symmetric, players_index};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -137,6 +137,9 @@ impl GameSettings {
     }
 }
 
+/// Positions whose network outputs a calibration game keeps.
+const GAME_CACHE: usize = 50_000;
+
 /// Game `index`: a random opening, then the two levels, the bar
 /// (uncalibrated), what proves the result where something does (`book`,
 /// or the bar's own search) and the network's own win/draw/loss recorded
@@ -162,6 +165,11 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
     }
     let levels = settings.levels(index);
     let seed = settings.seed ^ u64::from(index);
+    // The network's outputs kept across the game's searches, as the app
+    // keeps them (its module's 50 000 positions): the same answers, fewer
+    // evaluations.
+    let cached = CachedEvaluator::new(evaluator, GAME_CACHE);
+    let evaluator = &cached;
     let settings_of = levels.map(|level| {
         let mut setting = level.setting();
         if matches!(settings.pairing, Pairing::SelfPlay(_)) {
