@@ -527,34 +527,20 @@ fn a_run_rides_out_the_outage_schedule() {
     };
     // The 5-minute schedule: freezes of 20 s and 60 s, three processes
     // killed and restarted.
+    let respawn = |group: &mut Vec<Logged>, index: usize, args: &[&str], what: &str, threads| {
+        kill(&mut group[index]);
+        group.push(Logged::spawn(args, what, folder.path(), threads));
+    };
     watch_until(30, &mut trainers, &mut workers);
     freeze(20);
     watch_until(70, &mut trainers, &mut workers);
-    kill(&mut workers[0]);
-    workers.push(Logged::spawn(
-        &worker_args,
-        "worker-a-2",
-        folder.path(),
-        Some("1"),
-    ));
+    respawn(&mut workers, 0, &worker_args, "worker-a-2", Some("1"));
     watch_until(100, &mut trainers, &mut workers);
-    kill(&mut trainers[0]);
-    trainers.push(Logged::spawn(
-        &trainer_args,
-        "trainer-2",
-        folder.path(),
-        None,
-    ));
+    respawn(&mut trainers, 0, &trainer_args, "trainer-2", None);
     watch_until(130, &mut trainers, &mut workers);
     freeze(60);
     watch_until(200, &mut trainers, &mut workers);
-    kill(&mut workers[1]);
-    workers.push(Logged::spawn(
-        &worker_args,
-        "worker-b-2",
-        folder.path(),
-        Some("1"),
-    ));
+    respawn(&mut workers, 1, &worker_args, "worker-b-2", Some("1"));
     watch_until(300, &mut trainers, &mut workers);
     // Then 5 minutes without an answer, and a minute after.
     freeze(300);

@@ -171,6 +171,8 @@ impl<G: Game, E: Evaluator<G> + Send + ?Sized> Evaluator<G> for std::sync::Arc<E
 ///
 /// The policy is kept for the legal actions only (the search reads no
 /// other): a game of 10 000 actions keeps a few hundred numbers a position.
+/// One cache serves one game's searches: it holds its lock while the
+/// evaluator runs, so searches sharing it run one batch at a time.
 #[derive(Debug)]
 pub struct CachedEvaluator<'a, G: Game, E: ?Sized> {
     inner: &'a E,
