@@ -165,7 +165,7 @@ impl Store {
                 let options = std::env::vars().filter(|(name, value)| {
                     !value.is_empty() && ENVIRONMENT_PREFIXES.iter().any(|p| name.starts_with(p))
                 });
-                let (store, prefix) = object_store::parse_url_opts(url, options).map_err(|e| {
+                let (store, prefix) = cloud_store(url, options).map_err(|e| {
                     invalid(match e {
                         object_store::Error::NotImplemented { .. } => format!(
                             "{} is not built into this program (its `cloud` feature, on by default, adds s3, gs and az)",
@@ -453,6 +453,52 @@ impl Store {
         listed.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(listed)
     }
+}
+
+/// The store a URL names, configured by `options` (the environment's
+/// `AWS_*`, `GOOGLE_*`, `AZURE_*`). The client's own retries are off: every
+/// failure reaches [`Store::retrying`], which retries for the store's
+/// patience and says on stderr what it waits for (the client would retry
+/// a read silently for up to 3 minutes, a write not at all).
+fn cloud_store(
+    url: &url::Url,
+    options: impl IntoIterator<Item = (String, String)>,
+) -> Result<(Box<dyn ObjectStore>, Key), object_store::Error> {
+    #[cfg(feature = "cloud")]
+    {
+        use object_store::{ObjectStoreScheme, RetryConfig};
+        let retry = RetryConfig {
+            max_retries: 0,
+            ..RetryConfig::default()
+        };
+        // Each builder reads the options it knows and ignores the others.
+        macro_rules! built {
+            ($builder:ty) => {{
+                let builder = options.into_iter().fold(
+                    <$builder>::new().with_url(url.to_string()),
+                    |builder, (key, value)| match key.to_ascii_lowercase().parse() {
+                        Ok(key) => builder.with_config(key, value),
+                        Err(_) => builder,
+                    },
+                );
+                Box::new(builder.with_retry(retry).build()?) as Box<dyn ObjectStore>
+            }};
+        }
+        let (scheme, path) = ObjectStoreScheme::parse(url)?;
+        let store = match scheme {
+            ObjectStoreScheme::AmazonS3 => built!(object_store::aws::AmazonS3Builder),
+            ObjectStoreScheme::GoogleCloudStorage => {
+                built!(object_store::gcp::GoogleCloudStorageBuilder)
+            }
+            ObjectStoreScheme::MicrosoftAzure => {
+                built!(object_store::azure::MicrosoftAzureBuilder)
+            }
+            _ => return object_store::parse_url_opts(url, options),
+        };
+        Ok((store, Key::parse(path)?))
+    }
+    #[cfg(not(feature = "cloud"))]
+    object_store::parse_url_opts(url, options)
 }
 
 /// Whether a store's error could pass by itself: the server did not answer
