@@ -326,6 +326,13 @@ pub struct CalibrateArgs {
     /// played alike) measure it, instead of halves of one pool.
     #[arg(long, requires = "games_in")]
     pub held_out: Vec<std::path::PathBuf>,
+    /// Records of earlier runs (`--games-out`) of the same game and rules
+    /// whose games of levels that both play their best (7-10, no random
+    /// move: one opening, one game) are not played again: an opening that
+    /// reaches a position one of them started from, with the same levels,
+    /// is drawn again. A run never repeats its own such games.
+    #[arg(long, conflicts_with = "games_in")]
+    pub distinct_from: Vec<std::path::PathBuf>,
     /// The game.
     #[arg(long, default_value = DEFAULT_GAME)]
     pub game: String,

@@ -557,3 +557,51 @@ fn calibrate_reads_damaged_records_or_says_why_in_one_line() {
         "{fitted} fitted, {refused} refused"
     );
 }
+
+#[test]
+fn calibrate_refuses_records_it_cannot_keep_distinct_from_in_one_line() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let text = std::fs::read_to_string("checkpoints/heraldis/calibration-games/fit-1101.jsonl")
+        .expect("the shipped calibration games");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    // A game of two levels that play their best, from an opening.
+    let index = lines
+        .iter()
+        .position(|line| {
+            let game: serde_json::Value = serde_json::from_str(line).expect("JSON");
+            game["levels"]
+                .as_array()
+                .is_some_and(|levels| levels.iter().all(|l| l.as_u64() >= Some(7)))
+                && game["opening"].as_array().is_some_and(|o| !o.is_empty())
+        })
+        .expect("such a game");
+    let mut game: serde_json::Value = serde_json::from_str(&lines[index]).expect("JSON");
+    game["opening"][0] = serde_json::json!("z9");
+    lines[index] = game.to_string();
+    let bad_move = directory.path().join("bad-move.jsonl");
+    std::fs::write(&bad_move, lines.join("\n") + "\n").expect("written");
+    let default_rules = directory.path().join("default-rules.jsonl");
+    std::fs::write(&default_rules, &text).expect("written");
+    let cases: [(&[&str], &std::path::Path, &str); 3] = [
+        (&[], &bad_move, "opening move 'z9'"),
+        (&["--rules", "limit=100"], &default_rules, "of the rules"),
+        (&["--game", "havannah"], &default_rules, "not havannah ones"),
+    ];
+    for (extra, records, said) in cases {
+        let output = grandmaitre()
+            .args(["calibrate", "--dry-run", "--games", "4", "--report"])
+            .arg(directory.path().join("report"))
+            .args(extra)
+            .arg("--distinct-from")
+            .arg(records)
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("error: --distinct-from") && stderr.contains(said),
+            "{stderr}"
+        );
+    }
+}

@@ -36,7 +36,7 @@
 //! without its own (and the pooled settings lose theirs). One network
 //! that plays two boards can so have a bar calibrated on each.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -45,13 +45,15 @@ use anyhow::{Context, Result, bail};
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::Evaluator;
 use grandmaitre_model::bar::BAR_SIMULATIONS;
-use grandmaitre_model::calibration::games::{GameSettings, Pairing, play};
+use grandmaitre_model::calibration::games::{
+    GameSettings, OPENING_ATTEMPTS, OpeningKey, Pairing, distinct_openings, opening_key, play,
+};
 use grandmaitre_model::calibration::measure::{
     self, BINS, BOOTSTRAP_SAMPLES, Fitted, Metrics, bar_predictions, bootstrap, flatten,
     network_predictions, steadiness,
 };
 use grandmaitre_model::calibration::records::{
-    Played, RECORDS_FORMAT, RecordsHeader, distinct_games, pool_records, records_text,
+    Played, RECORDS_FORMAT, RecordsHeader, distinct_games, pool_records, read_records, records_text,
 };
 use grandmaitre_model::calibration::{self, Calibration};
 use grandmaitre_model::checkpoint::{read_metadata, write_metadata};
@@ -104,6 +106,9 @@ pub struct CalibrateSettings {
     pub games_in: Vec<PathBuf>,
     /// Records that only measure.
     pub held_out: Vec<PathBuf>,
+    /// Records whose deterministic games (both levels playing their best)
+    /// are not played again (see [`distinct_openings`]).
+    pub distinct_from: Vec<PathBuf>,
     /// The rules the games are played under, as given.
     pub rules: Option<String>,
 }
@@ -144,6 +149,7 @@ pub fn calibrate<G: Registered>(
         // Only playing needs the network; a refit reads the games.
         let level = Level::get(settings.level).map_err(anyhow::Error::msg)?;
         let pairing = Pairing::parse(&settings.pairing, level).map_err(anyhow::Error::msg)?;
+        let known = known_openings(game, settings)?;
         let loaded = settings.model.load(game)?;
         let mut played = play_games(
             game,
@@ -151,6 +157,7 @@ pub fn calibrate<G: Registered>(
             loaded.book.as_deref(),
             &pairing,
             settings,
+            known,
         )?;
         for game in &mut played {
             game.rules.clone_from(&settings.rules);
@@ -638,6 +645,7 @@ fn play_games<G: grandmaitre_engine::Playable, E: Evaluator<G> + Sync>(
     book: Option<&Book<G>>,
     pairing: &Pairing,
     settings: &CalibrateSettings,
+    mut known: HashSet<OpeningKey>,
 ) -> Result<Vec<Played>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.threads.unwrap_or(0))
@@ -656,16 +664,73 @@ fn play_games<G: grandmaitre_engine::Playable, E: Evaluator<G> + Sync>(
         opening_plies: settings.opening_plies,
         seed: settings.seed,
     };
+    let openings = distinct_openings(game, &game_settings, settings.games, &mut known);
+    let left_out = openings.iter().filter(|o| o.is_none()).count();
+    if left_out > 0 {
+        eprintln!(
+            "{left_out} of {} games left out: no new opening for their levels after {OPENING_ATTEMPTS} draws",
+            settings.games
+        );
+    }
     let played: Vec<Played> = pool.install(|| {
         (0..settings.games)
             .into_par_iter()
             .filter_map(|index| {
-                let played = play(game, evaluator, book, &game_settings, index);
+                let opening = openings[index as usize].as_deref()?;
+                let played = play(game, evaluator, book, &game_settings, index, opening);
                 progress.inc(1);
-                played
+                Some(played)
             })
             .collect()
     });
     progress.finish_and_clear();
     Ok(played)
+}
+
+/// The openings of the deterministic games of the `--distinct-from`
+/// records (see [`distinct_openings`]): each file's games must be of this
+/// game and these rules.
+fn known_openings<G: Registered>(
+    game: &G,
+    settings: &CalibrateSettings,
+) -> Result<HashSet<OpeningKey>> {
+    let mut known = HashSet::new();
+    for path in &settings.distinct_from {
+        let (header, games) = read_records(path, G::NAME, BAR_SIMULATIONS)
+            .map_err(|e| anyhow::anyhow!("--distinct-from: {e}"))?;
+        if header.layout != settings.rules {
+            bail!(
+                "--distinct-from {}: its games are of the rules {}, these of {}",
+                path.display(),
+                header.layout.as_deref().unwrap_or("by default"),
+                settings.rules.as_deref().unwrap_or("by default"),
+            );
+        }
+        for played in games {
+            let Some(levels) = played.levels else {
+                continue;
+            };
+            let best = levels
+                .iter()
+                .all(|&n| Level::get(n).is_ok_and(|level| level.plays_its_best()));
+            if !best || played.moves.is_empty() {
+                continue;
+            }
+            let mut opening = Vec::new();
+            let mut state = game.initial_state();
+            for text in &played.opening {
+                let bad = |e: &dyn std::fmt::Display| {
+                    anyhow::anyhow!(
+                        "--distinct-from {}: opening move '{text}': {e}",
+                        path.display()
+                    )
+                };
+                let action = game.parse_action(&state, text).map_err(|e| bad(&e))?;
+                state = game.play(&state, action).map_err(|e| bad(&e))?;
+                opening.push(action);
+            }
+            known.insert(opening_key(game, &opening, levels));
+        }
+    }
+    Ok(known)
 }

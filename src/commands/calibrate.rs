@@ -23,6 +23,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         games_out: args.games_out,
         games_in: args.games_in,
         held_out: args.held_out,
+        distinct_from: args.distinct_from,
         rules: args.rules,
     };
     registry::dispatch(

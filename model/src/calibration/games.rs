@@ -3,11 +3,15 @@
 //! level, or levels paired as the app's players meet them (a strong level
 //! against a gentle one, either side first).
 
+use std::collections::HashSet;
+
 use grandmaitre_engine::arena::opening_moves;
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::levels::{Level, advise};
 use grandmaitre_engine::search::{CachedEvaluator, Evaluator, Search, SearchConfig};
-use grandmaitre_engine::{Hints, Notation, Outcome, Player, Symmetric, players_index};
+use grandmaitre_engine::{
+    Action, Game, Hints, Notation, Outcome, Player, Symmetric, players_index,
+};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -135,31 +139,95 @@ impl GameSettings {
                 .map(|n| Level::get(n).expect("a level checked when read")),
         }
     }
+
+    /// Whether both levels of game `index` play their best (no random
+    /// move, no temperature; self-play leaves the random moves out): the
+    /// game is then a function of the position its opening reaches, and
+    /// two such games of one position and one pair of levels are one game.
+    pub fn deterministic(&self, index: u32) -> bool {
+        self.levels(index).iter().all(|level| {
+            level.temperature == 0.0
+                && (level.noise == 0.0 || matches!(self.pairing, Pairing::SelfPlay(_)))
+        })
+    }
+
+    /// The random opening of game `index`: a number of plies drawn from 0
+    /// to `opening_plies`, then that many random legal moves; `attempt`
+    /// > 0 draws another (attempt 0 is the game's own). `None` if no
+    /// opening of those plies could be drawn.
+    pub fn opening<G: Game>(&self, game: &G, index: u32, attempt: u32) -> Option<Vec<Action>> {
+        let salt = u64::from(attempt) << 44;
+        let mut rng = SmallRng::seed_from_u64(self.seed ^ (u64::from(index) << 20) ^ 0x0CA1 ^ salt);
+        let plies = rng.random_range(0..=self.opening_plies);
+        let opening = opening_moves(game, index, plies, self.seed ^ salt);
+        (opening.len() == plies as usize).then_some(opening)
+    }
+}
+
+/// How many times a deterministic game's opening is drawn again before
+/// the game is left out.
+pub const OPENING_ATTEMPTS: u32 = 100;
+
+/// What a deterministic game is known by: the position its opening
+/// reaches (in the game's notation) and its two levels.
+pub type OpeningKey = (String, [u32; 2]);
+
+/// The position `opening` reaches and `levels`, as [`OpeningKey`].
+pub fn opening_key<G: Notation>(game: &G, opening: &[Action], levels: [u32; 2]) -> OpeningKey {
+    let mut state = game.initial_state();
+    for &action in opening {
+        game.apply_unchecked(&mut state, action);
+    }
+    (game.format_state(&state), levels)
+}
+
+/// The openings of games `0..games`. A deterministic game (see
+/// [`GameSettings::deterministic`]) whose opening reaches a position that
+/// a deterministic game of the same levels already started from, earlier
+/// in the run or in `known`, would be a copy: its opening is drawn again
+/// (up to [`OPENING_ATTEMPTS`] times, then the game is left out, `None`).
+/// Drawn in order of the games, so the same seed gives the same openings
+/// whatever the threads; `known` gains the run's own.
+pub fn distinct_openings<G: Notation>(
+    game: &G,
+    settings: &GameSettings,
+    games: u32,
+    known: &mut HashSet<OpeningKey>,
+) -> Vec<Option<Vec<Action>>> {
+    (0..games)
+        .map(|index| {
+            if !settings.deterministic(index) {
+                return settings.opening(game, index, 0);
+            }
+            let levels = settings.levels(index).map(|level| level.number);
+            (0..OPENING_ATTEMPTS).find_map(|attempt| {
+                let opening = settings.opening(game, index, attempt)?;
+                known
+                    .insert(opening_key(game, &opening, levels))
+                    .then_some(opening)
+            })
+        })
+        .collect()
 }
 
 /// Positions whose network outputs a calibration game keeps.
 const GAME_CACHE: usize = 50_000;
 
-/// Game `index`: a random opening, then the two levels, the bar
-/// (uncalibrated), what proves the result where something does (`book`,
-/// or the bar's own search) and the network's own win/draw/loss recorded
-/// before every move. `None` if no opening could be drawn.
+/// Game `index` from `opening` (its random plies, see
+/// [`distinct_openings`]), then the two levels, the bar (uncalibrated),
+/// what proves the result where something does (`book`, or the bar's own
+/// search) and the network's own win/draw/loss recorded before every move.
 pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
     game: &G,
     evaluator: &E,
     book: Option<&Book<G>>,
     settings: &GameSettings,
     index: u32,
-) -> Option<Played> {
-    let mut rng = SmallRng::seed_from_u64(settings.seed ^ (u64::from(index) << 20) ^ 0x0CA1);
-    let plies = rng.random_range(0..=settings.opening_plies);
-    let opening = opening_moves(game, index, plies, settings.seed);
-    if opening.len() != plies as usize {
-        return None;
-    }
+    opening: &[Action],
+) -> Played {
     let mut state = game.initial_state();
     let mut opening_text = Vec::new();
-    for &action in &opening {
+    for &action in opening {
         opening_text.push(game.format_action(&state, action));
         game.apply_unchecked(&mut state, action);
     }
@@ -226,7 +294,7 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
         Some(Outcome::Draw) => 1,
         _ => 2,
     };
-    Some(Played {
+    Played {
         predictions,
         network,
         sides,
@@ -238,13 +306,12 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
         moves,
         proofs_kept: kept,
         ..Played::default()
-    })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use grandmaitre_engine::Game;
     use grandmaitre_engine::heraldis::Heraldis;
     use grandmaitre_engine::search::UniformEvaluator;
 
@@ -256,7 +323,8 @@ mod tests {
             opening_plies: 2,
             seed: 5,
         };
-        let played = play(&game, &UniformEvaluator, None, &settings, 3).expect("an opening");
+        let opening = settings.opening(&game, 3, 0).expect("an opening");
+        let played = play(&game, &UniformEvaluator, None, &settings, 3, &opening);
         let positions = played.predictions.len();
         assert!(positions > 0);
         assert_eq!(played.network.len(), positions);
@@ -289,6 +357,60 @@ mod tests {
     }
 
     #[test]
+    fn games_of_levels_that_play_their_best_never_repeat_an_opening() {
+        let game = Heraldis::default();
+        let best = GameSettings {
+            pairing: Pairing::SelfPlay(Level::get(10).expect("level")),
+            opening_plies: 0,
+            seed: 3,
+        };
+        // Level 10 against itself from the start alone is one game.
+        assert!(best.deterministic(0));
+        let openings = distinct_openings(&game, &best, 5, &mut HashSet::new());
+        assert_eq!(openings[0].as_deref(), Some(&[][..]));
+        assert!(openings[1..].iter().all(Option::is_none), "{openings:?}");
+        // Random moves make games of one opening differ: all are played.
+        let mixed = GameSettings {
+            pairing: Pairing::Mixed,
+            ..best.clone()
+        };
+        assert!(!mixed.deterministic(0));
+        let openings = distinct_openings(&game, &mixed, 5, &mut HashSet::new());
+        assert!(openings.iter().all(|o| o.as_deref() == Some(&[][..])));
+        // With plies to draw, every game gets an opening of its own, the
+        // first one its own draw, and a known position is drawn again.
+        let plies = GameSettings {
+            opening_plies: 2,
+            ..best
+        };
+        let mut known = HashSet::new();
+        let openings = distinct_openings(&game, &plies, 12, &mut known);
+        assert_eq!(openings[0], plies.opening(&game, 0, 0));
+        let keys: HashSet<OpeningKey> = openings
+            .iter()
+            .map(|o| opening_key(&game, o.as_deref().expect("an opening"), [10, 10]))
+            .collect();
+        assert_eq!(keys.len(), 12);
+        assert_eq!(keys, known);
+        let mut first_known = HashSet::from([opening_key(
+            &game,
+            openings[0].as_deref().expect("an opening"),
+            [10, 10],
+        )]);
+        let again = distinct_openings(&game, &plies, 1, &mut first_known);
+        let other = again[0].as_deref().expect("another opening");
+        assert_ne!(
+            opening_key(&game, other, [10, 10]),
+            opening_key(&game, openings[0].as_deref().expect("an opening"), [10, 10])
+        );
+        // The same seed draws the same openings.
+        assert_eq!(
+            distinct_openings(&game, &plies, 12, &mut HashSet::new()),
+            openings
+        );
+    }
+
+    #[test]
     fn mixed_games_pair_levels_both_ways_round() {
         let settings = GameSettings {
             pairing: Pairing::Mixed,
@@ -301,7 +423,7 @@ mod tests {
         assert_eq!(numbers(2), [7, 3]);
         // Without an opening the first recorded position is the start.
         let game = Heraldis::default();
-        let played = play(&game, &UniformEvaluator, None, &settings, 2).expect("a game");
+        let played = play(&game, &UniformEvaluator, None, &settings, 2, &[]);
         assert_eq!(played.sides[0], 0);
         assert_eq!(played.levels, Some([7, 3]));
     }
