@@ -130,6 +130,12 @@ impl Setting {
         }
     }
 
+    /// Whether it plays its best: no random move, the move of best lower
+    /// confidence bound (as [`MctsAgent::plays_its_best`]).
+    pub fn plays_its_best(&self) -> bool {
+        self.noise == 0.0 && self.choice == MoveChoice::LowerConfidenceBound
+    }
+
     /// An agent that plays this way with `evaluator`, seeded by `seed`.
     pub fn agent<G: Hints, E: Evaluator<G> + Send>(
         &self,

@@ -710,13 +710,14 @@ fn known_openings<G: Registered>(
             let Some(levels) = played.levels else {
                 continue;
             };
+            // Recorded games of levels that play their best were
+            // deterministic whatever their pairing.
             let best = levels
                 .iter()
                 .all(|&n| Level::get(n).is_ok_and(|level| level.plays_its_best()));
             if !best || played.moves.is_empty() {
                 continue;
             }
-            let mut opening = Vec::new();
             let mut state = game.initial_state();
             for text in &played.opening {
                 let bad = |e: &dyn std::fmt::Display| {
@@ -727,9 +728,8 @@ fn known_openings<G: Registered>(
                 };
                 let action = game.parse_action(&state, text).map_err(|e| bad(&e))?;
                 state = game.play(&state, action).map_err(|e| bad(&e))?;
-                opening.push(action);
             }
-            known.insert(opening_key(game, &opening, levels));
+            known.insert(opening_key(game, &state, levels));
         }
     }
     Ok(known)

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use grandmaitre_engine::arena::opening_moves;
 use grandmaitre_engine::book::Book;
-use grandmaitre_engine::levels::{Level, advise};
+use grandmaitre_engine::levels::{Level, Setting, advise};
 use grandmaitre_engine::search::{CachedEvaluator, Evaluator, Search, SearchConfig};
 use grandmaitre_engine::{
     Action, Game, Hints, Notation, Outcome, Player, Symmetric, players_index,
@@ -140,15 +140,24 @@ impl GameSettings {
         }
     }
 
-    /// Whether both levels of game `index` play their best (no random
-    /// move, no temperature; self-play leaves the random moves out): the
-    /// game is then a function of the position its opening reaches, and
-    /// two such games of one position and one pair of levels are one game.
-    pub fn deterministic(&self, index: u32) -> bool {
-        self.levels(index).iter().all(|level| {
-            level.temperature == 0.0
-                && (level.noise == 0.0 || matches!(self.pairing, Pairing::SelfPlay(_)))
+    /// How the two levels of game `index` choose their moves: as the
+    /// levels do, except that self-play leaves the random moves out.
+    pub fn settings(&self, index: u32) -> [Setting; 2] {
+        self.levels(index).map(|level| {
+            let mut setting = level.setting();
+            if matches!(self.pairing, Pairing::SelfPlay(_)) {
+                setting.noise = 0.0;
+            }
+            setting
         })
+    }
+
+    /// Whether both levels of game `index` play their best (no random
+    /// move, no temperature): the game is then a function of the position
+    /// its opening reaches, and two such games of one position and one
+    /// pair of levels are one game.
+    pub fn deterministic(&self, index: u32) -> bool {
+        self.settings(index).iter().all(Setting::plays_its_best)
     }
 
     /// The random opening of game `index`: a number of plies drawn from 0
@@ -172,13 +181,19 @@ pub const OPENING_ATTEMPTS: u32 = 100;
 /// reaches (in the game's notation) and its two levels.
 pub type OpeningKey = (String, [u32; 2]);
 
-/// The position `opening` reaches and `levels`, as [`OpeningKey`].
-pub fn opening_key<G: Notation>(game: &G, opening: &[Action], levels: [u32; 2]) -> OpeningKey {
+/// The position `opening` (legal moves from the start) reaches.
+pub fn reached<G: Game>(game: &G, opening: &[Action]) -> G::State {
     let mut state = game.initial_state();
     for &action in opening {
         game.apply_unchecked(&mut state, action);
     }
-    (game.format_state(&state), levels)
+    state
+}
+
+/// A deterministic game's key: the position its opening reached, and its
+/// levels.
+pub fn opening_key<G: Notation>(game: &G, reached: &G::State, levels: [u32; 2]) -> OpeningKey {
+    (game.format_state(reached), levels)
 }
 
 /// The openings of games `0..games`. A deterministic game (see
@@ -203,7 +218,7 @@ pub fn distinct_openings<G: Notation>(
             (0..OPENING_ATTEMPTS).find_map(|attempt| {
                 let opening = settings.opening(game, index, attempt)?;
                 known
-                    .insert(opening_key(game, &opening, levels))
+                    .insert(opening_key(game, &reached(game, &opening), levels))
                     .then_some(opening)
             })
         })
@@ -238,13 +253,7 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
     // evaluations.
     let cached = CachedEvaluator::new(evaluator, GAME_CACHE);
     let evaluator = &cached;
-    let settings_of = levels.map(|level| {
-        let mut setting = level.setting();
-        if matches!(settings.pairing, Pairing::SelfPlay(_)) {
-            setting.noise = 0.0;
-        }
-        setting
-    });
+    let settings_of = settings.settings(index);
     let one = SearchConfig {
         simulations: 1,
         ..SearchConfig::default()
@@ -383,26 +392,20 @@ mod tests {
             opening_plies: 2,
             ..best
         };
+        let key = |opening: &[Action]| opening_key(&game, &reached(&game, opening), [10, 10]);
         let mut known = HashSet::new();
         let openings = distinct_openings(&game, &plies, 12, &mut known);
         assert_eq!(openings[0], plies.opening(&game, 0, 0));
         let keys: HashSet<OpeningKey> = openings
             .iter()
-            .map(|o| opening_key(&game, o.as_deref().expect("an opening"), [10, 10]))
+            .map(|o| key(o.as_deref().expect("an opening")))
             .collect();
         assert_eq!(keys.len(), 12);
         assert_eq!(keys, known);
-        let mut first_known = HashSet::from([opening_key(
-            &game,
-            openings[0].as_deref().expect("an opening"),
-            [10, 10],
-        )]);
+        let mut first_known = HashSet::from([key(openings[0].as_deref().expect("an opening"))]);
         let again = distinct_openings(&game, &plies, 1, &mut first_known);
         let other = again[0].as_deref().expect("another opening");
-        assert_ne!(
-            opening_key(&game, other, [10, 10]),
-            opening_key(&game, openings[0].as_deref().expect("an opening"), [10, 10])
-        );
+        assert_ne!(key(other), key(openings[0].as_deref().expect("an opening")));
         // The same seed draws the same openings.
         assert_eq!(
             distinct_openings(&game, &plies, 12, &mut HashSet::new()),
