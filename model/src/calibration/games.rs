@@ -161,8 +161,8 @@ impl GameSettings {
     }
 
     /// The random opening of game `index`: a number of plies drawn from 0
-    /// to `opening_plies`, then that many random legal moves; `attempt`
-    /// > 0 draws another (attempt 0 is the game's own). `None` if no
+    /// to `opening_plies`, then that many random legal moves; attempt 0
+    /// is the game's own draw, each later attempt another. `None` if no
     /// opening of those plies could be drawn.
     pub fn opening<G: Game>(&self, game: &G, index: u32, attempt: u32) -> Option<Vec<Action>> {
         let salt = u64::from(attempt) << 44;
