@@ -152,11 +152,14 @@ pub struct ArenaArgs {
     /// openspiel:sims=N[,rollouts=R] (OpenSpiel's MCTSBot, Havannah), or
     /// mcts[:model=DIR][,sims=N][,level=L][,cpuct=C][,fpu=F][,lcb=0|1]
     /// [,temp=T][,noise=P][,decisive=0|1][,forced=K][,book=0|1][,opening=N]
-    /// [,mlh=S] (the network's search; the game's shipped model without
-    /// model=; book=1 plays the game's solution book where it proves a win;
-    /// opening=N makes its first N moves uniformly random; mlh=S sets the
-    /// moves-left utility's value per ply, 0 turns it off, for a network
-    /// that predicts the plies left).
+    /// [,mlh=S][,minimax=W][,single=0|1] (the network's search; the game's shipped
+    /// model without model=; book=1 plays the game's solution book where
+    /// it proves a win; opening=N makes its first N moves uniformly random;
+    /// mlh=S sets the moves-left utility's value per ply, 0 turns it off,
+    /// for a network that predicts the plies left; minimax=W weighs the
+    /// implicit minimax backups of the network's values, 0 to 1, off by
+    /// default; single=1 takes a position's only move without evaluating
+    /// the position).
     #[arg(long)]
     pub a: String,
     /// Player B, in the same form.

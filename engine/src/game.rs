@@ -447,6 +447,15 @@ pub trait Hints: Game {
         0
     }
 
+    /// A hand-written reading of the live position `state` for the side
+    /// to move, between −1 (lost) and 1 (won), where the game has one that
+    /// the search's implicit minimax backups can use in place of the
+    /// evaluator's values (Bulltricker: material and the Kings' freedom).
+    /// None, the default: they use the evaluator's.
+    fn heuristic(&self, _state: &Self::State) -> Option<f32> {
+        None
+    }
+
     /// Each grid cell's owner once the game `state` is over, from
     /// `player`'s point of view: 1 own, −1 the opponent's, 0 nobody's or
     /// off the board, written to `owners` (height × width, row-major, as a

@@ -306,3 +306,48 @@ fn an_opening_walk_is_a_live_middle_game_walked_from_the_start() {
         }
     }
 }
+
+/// The uniform evaluator, remembering the positions it was asked about.
+#[derive(Default)]
+struct Recording(std::sync::Mutex<Vec<String>>);
+
+impl grandmaitre_engine::search::Evaluator<Bulltricker> for Recording {
+    fn evaluate(
+        &self,
+        requests: &[grandmaitre_engine::search::EvaluationRequest<'_, Bulltricker>],
+        output: &mut grandmaitre_engine::search::Evaluations,
+    ) {
+        let mut seen = self.0.lock().expect("lock");
+        for request in requests {
+            seen.push(request.game.format_state(request.state));
+        }
+        grandmaitre_engine::search::UniformEvaluator.evaluate(requests, output);
+    }
+}
+
+#[test]
+fn a_compulsory_capture_that_is_the_only_move_costs_no_evaluation() {
+    use grandmaitre_engine::search::{Search, SearchConfig};
+    let game = Bulltricker::default();
+    // Black's Queen on H1C2 must take the Pawn on H2C2 along its line.
+    let text = "1q5/q1q1q1qk2q1q1q/p1p1ppp/p1p1p1p1p1p1p1p/7/15/3p3/2p12/7/15/7/P1P1P1P1P1P1P1P/PPPPPPP/Q1Q1Q2K2Q1Q1Q/2Q1Q2 b 11";
+    let state = game.parse_state(text).expect("position");
+    assert_eq!(moves(&game, &state), ["H1C2xH8C2"]);
+    for skip in [false, true] {
+        let config = SearchConfig {
+            simulations: 32,
+            skip_single_moves: skip,
+            ..SearchConfig::default()
+        };
+        let evaluator = Recording::default();
+        let mut search = Search::new(game.clone(), state.clone(), config, 1);
+        let result = search.run(&evaluator);
+        let asked = evaluator.0.lock().expect("lock").clone();
+        // Without the skip, the first simulation evaluates the position
+        // itself; with it, every simulation goes through the capture.
+        assert_eq!(asked.iter().any(|p| p == text), !skip, "skip {skip}");
+        assert_eq!(result.children.len(), 1);
+        assert_eq!(result.children[0].visits, if skip { 32 } else { 31 });
+        assert_eq!(result.policy_target.iter().sum::<f32>(), 1.0);
+    }
+}

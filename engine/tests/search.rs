@@ -488,3 +488,96 @@ fn in_a_won_position_the_moves_left_utility_plays_the_fastest_progress() {
     assert!(result.moves_left.is_none());
     assert!(result.children.iter().all(|c| c.moves_left.is_none()));
 }
+
+/// A trap on the first move of Heraldis, written as an evaluator: Light's
+/// c3 looks best (policy and value) unless Dark answers e5, a reply the
+/// policy all but ignores and that leaves Light lost; a1 is a sound, lesser
+/// move. Values are Light's: after c3 and e5 −0.9, after c3 +0.5, after a1
+/// +0.2.
+struct Trap;
+
+impl Trap {
+    fn light_value(position: &str) -> f32 {
+        let board = position.split(' ').next().expect("board");
+        // Ranks 5 to 1, files a to e; a digit is that many empty cells.
+        let mut cells = Vec::new();
+        for rank in board.split('/') {
+            let mut row = Vec::new();
+            for c in rank.chars() {
+                match c.to_digit(10) {
+                    Some(n) => row.extend(std::iter::repeat_n('.', n as usize)),
+                    None => row.push(c),
+                }
+            }
+            cells.push(row);
+        }
+        let at = |file: usize, rank: usize| cells[5 - rank][file];
+        match (at(2, 3), at(4, 5), at(0, 1)) {
+            ('L', 'D', _) => -0.9,
+            ('L', _, _) => 0.5,
+            (_, _, 'L') => 0.2,
+            _ => 0.0,
+        }
+    }
+}
+
+impl grandmaitre_engine::search::Evaluator<Heraldis> for Trap {
+    fn evaluate(
+        &self,
+        requests: &[grandmaitre_engine::search::EvaluationRequest<'_, Heraldis>],
+        output: &mut grandmaitre_engine::search::Evaluations,
+    ) {
+        let game = Heraldis::default();
+        let count = game.spec().action_count;
+        output.reset(count);
+        for request in requests {
+            let start = output.policy_logits.len();
+            output.policy_logits.resize(start + count, 0.0);
+            let light = game.current_player(request.state) == Player::First;
+            let value = Trap::light_value(&game.format_state(request.state));
+            if light {
+                output.policy_logits[start + 12] = 3.0; // c3
+                output.policy_logits[start] = 1.0; // a1
+            } else {
+                output.policy_logits[start + 24] = -1.0; // e5
+            }
+            let mover = if light { value } else { -value };
+            output.wdl.push(ToMove([
+                mover.max(0.0),
+                1.0 - mover.abs(),
+                (-mover).max(0.0),
+            ]));
+        }
+    }
+}
+
+#[test]
+fn implicit_minimax_backups_see_through_a_trap_that_averages_hide() {
+    // Dark's e5 is found after some 270 simulations of c3 (every other
+    // reply first). Averaging keeps c3 the most visited move; with the
+    // minimax of the evaluator's values the root leaves it at once: for
+    // a1, then for e5 (which takes Dark's refutation away and keeps c3
+    // for later: in this game, the best move).
+    let game = Heraldis::default();
+    for simulations in [1000, 2000] {
+        for weight in [0.0, 0.3, 0.5] {
+            let config = SearchConfig {
+                simulations,
+                minimax_weight: weight,
+                ..SearchConfig::default()
+            };
+            let mut search = Search::new(game.clone(), game.initial_state(), config, 5);
+            search.run(&Trap);
+            let action = search.choose_move(MoveChoice::Visits { temperature: 0.0 });
+            let name = game.format_action(search.state(), action);
+            if weight == 0.0 {
+                assert_eq!(name, "c3", "averages alone, {simulations} simulations");
+            } else {
+                assert_ne!(
+                    name, "c3",
+                    "minimax weight {weight}, {simulations} simulations"
+                );
+            }
+        }
+    }
+}

@@ -187,7 +187,7 @@ pub enum PlayerSpec {
 }
 
 /// Optional search settings of a network player:
-/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2,mlh=0`.
+/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2,mlh=0,minimax=0.3,single=1`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SearchTuning {
     /// PUCT exploration constant (`cpuct`).
@@ -210,6 +210,12 @@ pub struct SearchTuning {
     /// Slope of the moves-left utility, value per ply (`mlh`; 0 turns it
     /// off; used with a network that predicts the plies left).
     pub moves_left_slope: Option<f32>,
+    /// Weight of the implicit minimax backups (`minimax`, between 0 and 1;
+    /// 0, none, by default).
+    pub minimax_weight: Option<f32>,
+    /// Take a position's only move without evaluating the position
+    /// (`single=1`; off by default).
+    pub skip_single_moves: Option<bool>,
 }
 
 impl SearchTuning {
@@ -220,6 +226,8 @@ impl SearchTuning {
             fpu_reduction: self.fpu_reduction.unwrap_or(base.fpu_reduction),
             decisive_moves: self.decisive_moves.unwrap_or(base.decisive_moves),
             forced_playouts: self.forced_playouts.unwrap_or(base.forced_playouts),
+            minimax_weight: self.minimax_weight.unwrap_or(base.minimax_weight),
+            skip_single_moves: self.skip_single_moves.unwrap_or(base.skip_single_moves),
             moves_left: MovesLeftConfig {
                 slope: self.moves_left_slope.unwrap_or(base.moves_left.slope),
                 ..base.moves_left
@@ -300,7 +308,7 @@ impl PlayerSpec {
             "openspiel" => &["sims", "rollouts"],
             "mcts" => &[
                 "model", "sims", "cpuct", "fpu", "lcb", "temp", "noise", "level", "decisive",
-                "forced", "book", "solver", "opening", "mlh",
+                "forced", "book", "solver", "opening", "mlh", "minimax", "single",
             ],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, greedy, rollout, uniform, alphabeta, openspiel or mcts)"
@@ -361,6 +369,18 @@ impl PlayerSpec {
                         },
                         forced_playouts: real("forced")?,
                         moves_left_slope: real("mlh")?,
+                        minimax_weight: match real("minimax")? {
+                            Some(w) if w > 1.0 => {
+                                bail!("invalid player '{text}': minimax must be between 0 and 1")
+                            }
+                            weight => weight,
+                        },
+                        skip_single_moves: match real("single")? {
+                            None => None,
+                            Some(0.0) => Some(false),
+                            Some(1.0) => Some(true),
+                            Some(_) => bail!("invalid player '{text}': single must be 0 or 1"),
+                        },
                     },
                     book: match real("book")? {
                         None | Some(0.0) => false,

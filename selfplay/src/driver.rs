@@ -78,6 +78,12 @@ pub struct SelfPlayConfig {
     /// Opening walks play a number of random moves of each side drawn from
     /// 1 to this (0: no opening walks).
     pub opening_walk_plies: u32,
+    /// Weight of the implicit minimax backups
+    /// (`SearchConfig::minimax_weight`; 0: none).
+    pub minimax_weight: f32,
+    /// Take a position's only move without an evaluation
+    /// (`SearchConfig::skip_single_moves`).
+    pub skip_single_moves: bool,
 }
 
 impl Default for SelfPlayConfig {
@@ -99,6 +105,8 @@ impl Default for SelfPlayConfig {
             reverse_start_plies: 0,
             opening_walk_fraction: 0.0,
             opening_walk_plies: 0,
+            minimax_weight: 0.0,
+            skip_single_moves: false,
         }
     }
 }
@@ -126,6 +134,8 @@ impl SelfPlayConfig {
                 RootSelection::Puct
             },
             forced_playouts: if full { self.forced_playouts } else { 0.0 },
+            minimax_weight: self.minimax_weight,
+            skip_single_moves: self.skip_single_moves,
             ..SearchConfig::default()
         }
     }

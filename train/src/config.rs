@@ -439,6 +439,9 @@ impl TrainingConfig {
         if !(forced.is_finite() && forced >= 0.0) {
             return Err("selfplay.forced_playouts must be zero or positive".to_string());
         }
+        if !(0.0..=1.0).contains(&self.selfplay.games.minimax_weight) {
+            return Err("selfplay.minimax_weight must be between 0 and 1".to_string());
+        }
         let selfplay = &self.selfplay.games;
         let shares = selfplay.reverse_start_fraction + selfplay.opening_walk_fraction;
         if !(0.0..=1.0).contains(&selfplay.reverse_start_fraction)

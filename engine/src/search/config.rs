@@ -127,6 +127,16 @@ pub struct SearchConfig {
     /// The moves-left utility, used when the evaluator predicts the plies
     /// left.
     pub moves_left: MovesLeftConfig,
+    /// Weight α of the implicit minimax backups (Lanctot, Winands, Pepels
+    /// and Sturtevant 2014): a visited child is valued at (1 − α) Q + α V,
+    /// V the minimax of the evaluator's values over its expanded subtree;
+    /// 0 turns them off.
+    pub minimax_weight: f32,
+    /// A position with one move (after the forcing moves' filter, with
+    /// `decisive_moves`) is not evaluated: the move is expanded at once and
+    /// the simulation goes on through it, so that the position's value is
+    /// its child's (a compulsory capture costs no evaluation).
+    pub skip_single_moves: bool,
 }
 
 impl Default for SearchConfig {
@@ -146,6 +156,8 @@ impl Default for SearchConfig {
             root: RootSelection::Puct,
             forced_playouts: 0.0,
             moves_left: MovesLeftConfig::default(),
+            minimax_weight: 0.0,
+            skip_single_moves: false,
         }
     }
 }

@@ -242,16 +242,7 @@ impl<G: Hints> Search<G> {
         } else {
             1.0
         };
-        let state = &self.tree.node(node).state;
-        self.game.legal_actions(state, &mut self.actions);
-        if self.config.decisive_moves
-            && self.game.forcing_moves(state, &mut self.forced) != Forcing::Free
-        {
-            // Only the winning moves, or only the moves that stop the
-            // opponent's immediate win.
-            let forced = &self.forced;
-            self.actions.retain(|action| forced.contains(action));
-        }
+        self.searched_actions(node);
         let first_edge = self.tree.edges.len() as u32;
         let max_logit = self
             .actions
@@ -274,10 +265,57 @@ impl<G: Hints> Search<G> {
         current.edge_count = count;
         current.expanded = true;
         current.raw_value = raw_value;
+        if self.config.minimax_weight > 0.0 {
+            let side = current.side;
+            let leaf = self
+                .game
+                .heuristic(&current.state)
+                .map_or(raw_value, |h| sign(side) * h);
+            let current = self.tree.node_mut(node);
+            current.minimax_leaf = leaf;
+            current.minimax = leaf;
+        }
         for edge in self.tree.edges_of_mut(node) {
             edge.prior /= total;
         }
         if is_root {
+            self.prepare_root();
+        }
+    }
+
+    /// The moves searched at `node`, into `self.actions`: the legal ones,
+    /// or with `decisive_moves` only those the rules force (the winning
+    /// moves, or the moves that stop the opponent's immediate win).
+    fn searched_actions(&mut self, node: NodeId) {
+        let state = &self.tree.node(node).state;
+        self.game.legal_actions(state, &mut self.actions);
+        if self.config.decisive_moves
+            && self.game.forcing_moves(state, &mut self.forced) != Forcing::Free
+        {
+            let forced = &self.forced;
+            self.actions.retain(|action| forced.contains(action));
+        }
+    }
+
+    /// With `skip_single_moves`, expands a leaf that has one move without
+    /// an evaluation: its one edge has prior 1, and its value will be its
+    /// child's.
+    fn expand_if_single(&mut self, node: NodeId) {
+        self.searched_actions(node);
+        if self.actions.len() != 1 {
+            return;
+        }
+        let first_edge = self.tree.edges.len() as u32;
+        self.tree.edges.push(Edge {
+            action: self.actions[0],
+            prior: 1.0,
+            child: NO_NODE,
+        });
+        let current = self.tree.node_mut(node);
+        current.first_edge = first_edge;
+        current.edge_count = 1;
+        current.expanded = true;
+        if node == self.tree.root {
             self.prepare_root();
         }
     }

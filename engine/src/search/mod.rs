@@ -71,6 +71,24 @@
 //! already decide ([`Game::decided`](crate::game::Game::decided)) is proven
 //! when it is created as well.
 //!
+//! # Implicit minimax backups
+//!
+//! With `minimax_weight` α > 0 (Lanctot, Winands, Pepels, Sturtevant 2014,
+//! "Monte Carlo tree search with heuristic evaluations using implicit
+//! minimax backups"), each expanded node also keeps V, the minimax of the
+//! evaluator's values over its expanded subtree: the best V of its expanded
+//! or proven children for its side, and its own value while some move is
+//! not expanded and none is better. A visited child is then valued at
+//! (1 − α) Q + α V in selection. The mean hides a refutation found late
+//! under many visits; V shows it as soon as it is expanded.
+//!
+//! # Single moves
+//!
+//! With `skip_single_moves`, a leaf with one move (after the decisive
+//! moves' filter) is expanded without an evaluation and the simulation goes
+//! on through its move: a compulsory capture costs no network call, and the
+//! position's value is that of the position after it.
+//!
 //! # Final move
 //!
 //! A proven win if there is one; else by visit count n(a)^(1/T) (T = 0: the

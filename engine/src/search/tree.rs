@@ -92,6 +92,13 @@ pub(crate) struct Node<S> {
     pub moves_left_sum: f64,
     /// The evaluator's value of this position, first player's view (W − L).
     pub raw_value: f32,
+    /// The value implicit minimax backups start from at this node, first
+    /// player's view: the game's heuristic, or else the evaluator's value.
+    pub minimax_leaf: f32,
+    /// The minimax of those values over the expanded tree below (implicit
+    /// minimax backups), first player's view: `minimax_leaf` at a leaf, the
+    /// exact value when proven.
+    pub minimax: f32,
     pub first_edge: u32,
     pub edge_count: u32,
     pub expanded: bool,
@@ -109,6 +116,8 @@ impl<S> Node<S> {
             loss_sum: 0.0,
             moves_left_sum: 0.0,
             raw_value: 0.0,
+            minimax_leaf: 0.0,
+            minimax: 0.0,
             first_edge: 0,
             edge_count: 0,
             expanded: false,

@@ -18,6 +18,59 @@ impl<G: Game> Search<G> {
             node.moves_left_sum += f64::from(moves_left) + (last - depth) as f64;
         }
         self.simulations += 1;
+        if self.config.minimax_weight > 0.0 {
+            self.back_up_minimax();
+        }
+    }
+
+    /// Implicit minimax backups: each expanded node of the path, from the
+    /// leaf up, takes the best minimax value of its expanded or proven
+    /// children for its side, and a proven node its exact value. A move
+    /// not yet expanded counts as the node's own value (the heuristic's or
+    /// the evaluator's reading of the best move's worth): without it, a
+    /// node whose only expanded move is a blunder would read as lost.
+    fn back_up_minimax(&mut self) {
+        for &id in self.path.iter().rev() {
+            let node = self.tree.node(id);
+            if let Some(exact) = node.proof.first_wdl() {
+                self.tree.node_mut(id).minimax = exact[0] - exact[2];
+                continue;
+            }
+            if !node.expanded {
+                continue;
+            }
+            let side_sign = sign(node.side);
+            let mut best: Option<f32> = None;
+            let mut unexpanded = false;
+            for edge in self.tree.edges_of(id) {
+                let value = if edge.child == NO_NODE {
+                    None
+                } else {
+                    let child = self.tree.node(edge.child);
+                    match child.proof.first_wdl() {
+                        Some(exact) => Some(exact[0] - exact[2]),
+                        None if child.expanded => Some(child.minimax),
+                        None => None,
+                    }
+                };
+                match value {
+                    Some(value) if best.is_none_or(|b| side_sign * value > side_sign * b) => {
+                        best = Some(value);
+                    }
+                    Some(_) => {}
+                    None => unexpanded = true,
+                }
+            }
+            let raw = node.minimax_leaf;
+            let minimax = match best {
+                // A move taken without an evaluation: the child's value.
+                Some(best) if self.config.skip_single_moves && node.edge_count == 1 => best,
+                Some(best) if unexpanded && side_sign * raw > side_sign * best => raw,
+                Some(best) => best,
+                None => raw,
+            };
+            self.tree.node_mut(id).minimax = minimax;
+        }
     }
 
     /// The moves-left utility of a child expected to end the game in

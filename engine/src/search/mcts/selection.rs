@@ -24,6 +24,10 @@ impl<G: Hints> Search<G> {
                 }
                 return Descent::Resolved;
             }
+            if !current.expanded && self.config.skip_single_moves {
+                self.expand_if_single(node);
+            }
+            let current = self.tree.node(node);
             if !current.expanded {
                 if current.in_flight > 0 {
                     return Descent::Collision;
@@ -152,7 +156,13 @@ impl<G: Hints> Search<G> {
                         None => {
                             let sum = f64::from(side_sign) * (child.win_sum - child.loss_sum)
                                 - f64::from(child.in_flight);
-                            (sum / f64::from(visits)) as f32
+                            let mean = (sum / f64::from(visits)) as f32;
+                            if self.config.minimax_weight > 0.0 && child.expanded {
+                                let weight = self.config.minimax_weight;
+                                (1.0 - weight) * mean + weight * side_sign * child.minimax
+                            } else {
+                                mean
+                            }
                         }
                     };
                     let utility = if child.visits > 0 {
