@@ -129,8 +129,9 @@ pub struct SearchConfig {
     pub moves_left: MovesLeftConfig,
     /// Weight α of the implicit minimax backups (Lanctot, Winands, Pepels
     /// and Sturtevant 2014): a visited child is valued at (1 − α) Q + α V,
-    /// V the minimax of the evaluator's values over its expanded subtree;
-    /// 0 turns them off.
+    /// V the minimax over its expanded subtree of the game's heuristic
+    /// ([`crate::Hints::heuristic`]), or of the evaluator's values in a game
+    /// without one; 0 turns them off.
     pub minimax_weight: f32,
     /// A position with one move (after the forcing moves' filter, with
     /// `decisive_moves`) is not evaluated: the move is expanded at once and

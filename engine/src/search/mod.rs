@@ -75,8 +75,9 @@
 //!
 //! With `minimax_weight` α > 0 (Lanctot, Winands, Pepels, Sturtevant 2014,
 //! "Monte Carlo tree search with heuristic evaluations using implicit
-//! minimax backups"), each expanded node also keeps V, the minimax of the
-//! evaluator's values over its expanded subtree: the best V of its expanded
+//! minimax backups"), each expanded node also keeps V, the minimax over its
+//! expanded subtree of the game's heuristic (`Hints::heuristic`), or of the
+//! evaluator's values in a game without one: the best V of its expanded
 //! or proven children for its side, and its own value while some move is
 //! not expanded and none is better. A visited child is then valued at
 //! (1 − α) Q + α V in selection. The mean hides a refutation found late

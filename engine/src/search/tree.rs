@@ -61,6 +61,11 @@ impl Proof {
         })
     }
 
+    /// The exact value W − L for the first player.
+    pub fn first_value(self) -> Option<f32> {
+        self.first_wdl().map(|exact| exact[0] - exact[2])
+    }
+
     /// Exact win/draw/loss probabilities for the players.
     pub fn first_wdl(self) -> Option<ForPlayers> {
         match self {

@@ -32,8 +32,8 @@ impl<G: Game> Search<G> {
     fn back_up_minimax(&mut self) {
         for &id in self.path.iter().rev() {
             let node = self.tree.node(id);
-            if let Some(exact) = node.proof.first_wdl() {
-                self.tree.node_mut(id).minimax = exact[0] - exact[2];
+            if let Some(exact) = node.proof.first_value() {
+                self.tree.node_mut(id).minimax = exact;
                 continue;
             }
             if !node.expanded {
@@ -47,8 +47,8 @@ impl<G: Game> Search<G> {
                     None
                 } else {
                     let child = self.tree.node(edge.child);
-                    match child.proof.first_wdl() {
-                        Some(exact) => Some(exact[0] - exact[2]),
+                    match child.proof.first_value() {
+                        Some(exact) => Some(exact),
                         None if child.expanded => Some(child.minimax),
                         None => None,
                     }
@@ -62,9 +62,9 @@ impl<G: Game> Search<G> {
                 }
             }
             let raw = node.minimax_leaf;
+            // A single move taken without an evaluation is expanded by the
+            // time its simulation is backed up: the child's value.
             let minimax = match best {
-                // A move taken without an evaluation: the child's value.
-                Some(best) if self.config.skip_single_moves && node.edge_count == 1 => best,
                 Some(best) if unexpanded && side_sign * raw > side_sign * best => raw,
                 Some(best) => best,
                 None => raw,

@@ -24,7 +24,7 @@ impl<G: Hints> Search<G> {
                 }
                 return Descent::Resolved;
             }
-            if !current.expanded && self.config.skip_single_moves {
+            if !current.expanded && current.in_flight == 0 && self.config.skip_single_moves {
                 self.expand_if_single(node);
             }
             let current = self.tree.node(node);
@@ -151,8 +151,8 @@ impl<G: Hints> Search<G> {
                     if child.visits > 0 {
                         visited_mass += edge.prior;
                     }
-                    let value = match child.proof.first_wdl() {
-                        Some(exact) => side_sign * (exact[0] - exact[2]),
+                    let value = match child.proof.first_value() {
+                        Some(exact) => side_sign * exact,
                         None => {
                             let sum = f64::from(side_sign) * (child.win_sum - child.loss_sum)
                                 - f64::from(child.in_flight);
@@ -277,8 +277,8 @@ impl<G: Hints> Search<G> {
                     return None;
                 }
                 let child = self.tree.node(edge.child);
-                if let Some(exact) = child.proof.first_wdl() {
-                    return Some(sign(root.side) * (exact[0] - exact[2]));
+                if let Some(exact) = child.proof.first_value() {
+                    return Some(sign(root.side) * exact);
                 }
                 (child.visits > 0).then(|| child.mean_value(root.side))
             })
