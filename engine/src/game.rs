@@ -274,6 +274,13 @@ pub trait Game: Clone + Debug + Default + Send + Sync {
         Ok(text.parse::<Self::Rules>()?.into())
     }
 
+    /// The game under its own rules: these rules less any training rule
+    /// that decides what the game's own rules call a draw (an adjudication
+    /// at the ply cap). A game without such rules is its own.
+    fn under_own_rules(&self) -> Self {
+        self.clone()
+    }
+
     /// Whether `action` is legal in `state`. By default it looks among the
     /// legal actions; a game overrides it with a faster test.
     fn is_legal(&self, state: &Self::State, action: Action) -> bool {
@@ -422,8 +429,10 @@ pub trait Hints: Game {
     /// A start for self-play other than [`Game::initial_state`], for a game
     /// whose results are too rare from its start for a fresh network to
     /// learn from (a reverse curriculum, Florensa et al. 2017): a position
-    /// reached by walking about `plies` moves of each side back from the
-    /// game's end, drawn with `seed`; the game goes on in it.
+    /// near the game's end, about `plies` moves of each side from it, drawn
+    /// with `seed`; the game goes on in it. Halma walks back from its end;
+    /// Bulltricker, whose captures cannot be walked back, takes the few
+    /// pieces a random walk of that length leaves, as a new start.
     fn reverse_start(&self, _plies: u32, _seed: u64) -> Option<Self::State> {
         None
     }

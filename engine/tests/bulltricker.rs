@@ -307,6 +307,46 @@ fn an_opening_walk_is_a_live_middle_game_walked_from_the_start() {
     }
 }
 
+#[test]
+fn an_ending_start_is_a_thinned_board_with_the_whole_cap_ahead() {
+    let game = Bulltricker::default();
+    let start = game.initial_state();
+    let rectangles = |state: &<Bulltricker as Game>::State| {
+        [Player::First, Player::Second].map(|p| state.pieces(p).count_ones())
+    };
+    let full = rectangles(&start);
+    let (mut thinned, mut unbalanced, mut starts) = (0, 0, 0);
+    for seed in 0..20 {
+        let Some(state) = game.reverse_start(120, seed) else {
+            continue;
+        };
+        starts += 1;
+        let walked = game.opening_walk(120, seed).expect("the same walk");
+        assert_eq!(state.key, walked.key, "the walk's pieces, seeded");
+        assert_eq!(game.ply(&state), 0, "the ply count starts afresh");
+        assert_eq!(state.earlier_occurrences(), 0, "so do the repetitions");
+        assert_eq!(game.outcome(&state), None, "the game goes on");
+        let text = game.format_state(&state);
+        let read = game.parse_state(&text).expect("a legal position");
+        assert_eq!(game.format_state(&read), text);
+        let now = rectangles(&state);
+        thinned += usize::from(now[0] + now[1] <= (full[0] + full[1]) / 2);
+        unbalanced += usize::from(state.material(Player::First) != state.material(Player::Second));
+    }
+    assert!(
+        starts >= 10,
+        "most walks of 120 moves a side go on: {starts}"
+    );
+    assert!(
+        thinned >= starts / 2,
+        "most such walks leave half the pieces or fewer: {thinned} of {starts}"
+    );
+    assert!(
+        unbalanced >= starts / 2,
+        "and uneven material: {unbalanced} of {starts}"
+    );
+}
+
 /// The uniform evaluator, remembering the positions it was asked about.
 #[derive(Default)]
 struct Recording(std::sync::Mutex<Vec<String>>);

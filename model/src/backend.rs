@@ -81,6 +81,29 @@ pub fn burn_forward(
     planes: &[f32],
     device: &Device,
 ) -> (Vec<f32>, Vec<f32>) {
+    let outputs = burn_outputs(network, config, planes, device);
+    (outputs.policy_logits, outputs.wdl_logits)
+}
+
+/// [`burn_outputs`]' logits, each batch-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Logits {
+    /// Policy logits, `batch × actions`.
+    pub policy_logits: Vec<f32>,
+    /// Win/draw/loss logits, `batch × 3`.
+    pub wdl_logits: Vec<f32>,
+    /// The own-rules value head's logits, `batch × 3`, from a network
+    /// with that head.
+    pub rules_wdl_logits: Option<Vec<f32>>,
+}
+
+/// [`burn_forward`], with the own-rules value head's logits.
+pub fn burn_outputs(
+    network: &Network,
+    config: &NetworkConfig,
+    planes: &[f32],
+    device: &Device,
+) -> Logits {
     let per_position = config.input_planes * config.cells();
     let batch = planes.len() / per_position;
     let input = Tensor::<4>::from_data(
@@ -91,8 +114,9 @@ pub fn burn_forward(
         device,
     );
     let output = network.forward(input);
-    (
-        tensor_values(&output.policy_logits),
-        tensor_values(&output.wdl_logits),
-    )
+    Logits {
+        policy_logits: tensor_values(&output.policy_logits),
+        wdl_logits: tensor_values(&output.wdl_logits),
+        rules_wdl_logits: output.rules_wdl_logits.as_ref().map(tensor_values),
+    }
 }

@@ -184,7 +184,9 @@ pub fn for_the_bar(calibration: Option<&Calibration>) -> Option<&Calibration> {
     calibration.filter(|c| c.simulations == BAR_SIMULATIONS)
 }
 
-/// The bar's search, uncalibrated (what `calibrate` fits).
+/// The bar's search, uncalibrated (what `calibrate` fits). It backs up the
+/// network's value under the game's own rules where the network has that
+/// head ([`SearchConfig::rules_value`]).
 pub fn bar_search<G: Hints, E: Evaluator<G>>(
     game: &G,
     state: &G::State,
@@ -193,6 +195,7 @@ pub fn bar_search<G: Hints, E: Evaluator<G>>(
     let config = SearchConfig {
         simulations: BAR_SIMULATIONS,
         moves_left: MovesLeftConfig::off(),
+        rules_value: true,
         ..SearchConfig::default()
     };
     Search::new(game.clone(), state.clone(), config, 0).run(evaluator)

@@ -115,6 +115,26 @@ struct Workspace {
     extra_logits: Vec<f32>,
 }
 
+/// `buffer` in `parts` chunks of `size`, or `parts` empty ones when it is
+/// empty (an output not wanted).
+fn tiles_of(buffer: &mut [f32], size: usize, parts: usize) -> Vec<&mut [f32]> {
+    if buffer.is_empty() {
+        (0..parts).map(|_| <&mut [f32]>::default()).collect()
+    } else {
+        buffer.chunks_mut(size).collect()
+    }
+}
+
+/// One tile's inputs and outputs (the optional outputs empty when not
+/// wanted).
+struct TileOutputs<'a> {
+    planes: &'a [f32],
+    policy: &'a mut [f32],
+    wdl: &'a mut [f32],
+    moves_left: &'a mut [f32],
+    rules_wdl: &'a mut [f32],
+}
+
 /// The network folded for fast batched CPU inference.
 #[derive(Debug)]
 pub struct InferenceNetwork {
@@ -129,6 +149,7 @@ pub struct InferenceNetwork {
     value_hidden: Dense,
     value_output: Dense,
     moves_left: Option<Dense>,
+    rules_value: Option<Dense>,
     /// For each cell, its 9 neighbours (tap order ky, kx) or `usize::MAX`
     /// outside the board.
     neighbours: Vec<[usize; 9]>,
@@ -205,6 +226,10 @@ impl InferenceNetwork {
                 .moves_left
                 .as_ref()
                 .map(|layer| Dense::new(layer, 0, 1)),
+            rules_value: weights
+                .rules_value
+                .as_ref()
+                .map(|layer| Dense::new(layer, 0, 1)),
             neighbours,
             workspaces: Mutex::new(Vec::new()),
             threads: 0,
@@ -221,6 +246,11 @@ impl InferenceNetwork {
     /// The network's shape.
     pub fn config(&self) -> &NetworkConfig {
         &self.config
+    }
+
+    /// Whether the network has the own-rules value head.
+    pub fn has_rules_value(&self) -> bool {
+        self.rules_value.is_some()
     }
 
     /// Whether the network predicts the plies left (its moves-left head).
@@ -243,6 +273,20 @@ impl InferenceNetwork {
         wdl_logits: &mut [f32],
         moves_left: &mut [f32],
     ) {
+        self.forward_all(planes, policy_logits, wdl_logits, moves_left, &mut []);
+    }
+
+    /// [`forward`](InferenceNetwork::forward), and the own-rules value
+    /// head's logits into `rules_wdl_logits` (`batch × 3`, or empty when
+    /// they are not wanted; they must be, of a network without the head).
+    pub fn forward_all(
+        &self,
+        planes: &[f32],
+        policy_logits: &mut [f32],
+        wdl_logits: &mut [f32],
+        moves_left: &mut [f32],
+        rules_wdl_logits: &mut [f32],
+    ) {
         let config = &self.config;
         let per_position = config.input_planes * config.cells();
         let batch = planes.len() / per_position;
@@ -257,6 +301,11 @@ impl InferenceNetwork {
             moves_left.is_empty() || (moves_left.len() == batch && self.has_moves_left()),
             "moves-left buffer"
         );
+        assert!(
+            rules_wdl_logits.is_empty()
+                || (rules_wdl_logits.len() == batch * 3 && self.has_rules_value()),
+            "own-rules value buffer"
+        );
         let threads = if self.threads == 0 {
             rayon::current_num_threads()
         } else {
@@ -268,40 +317,36 @@ impl InferenceNetwork {
             .div_ceil(MAX_POSITIONS_PER_TILE)
             .max((batch / MIN_POSITIONS_PER_THREAD).clamp(1, threads));
         let tile = batch.div_ceil(tiles).max(1);
-        // Each tile's share of the moves left (empty when not wanted).
-        let moves_left_tile = if moves_left.is_empty() { 0 } else { tile };
+        // Each tile's outputs; the optional ones empty when not wanted.
+        let parts = batch.div_ceil(tile);
+        let outputs: Vec<TileOutputs<'_>> = planes
+            .chunks(tile * per_position)
+            .zip(policy_logits.chunks_mut(tile * config.actions))
+            .zip(wdl_logits.chunks_mut(tile * 3))
+            .zip(tiles_of(moves_left, tile, parts))
+            .zip(tiles_of(rules_wdl_logits, tile * 3, parts))
+            .map(
+                |((((planes, policy), wdl), moves_left), rules_wdl)| TileOutputs {
+                    planes,
+                    policy,
+                    wdl,
+                    moves_left,
+                    rules_wdl,
+                },
+            )
+            .collect();
         if tiles == 1 || threads == 1 {
             let mut workspace = self.take_workspace();
-            let mut moves_left = moves_left;
-            for ((planes, policy), wdl) in planes
-                .chunks(tile * per_position)
-                .zip(policy_logits.chunks_mut(tile * config.actions))
-                .zip(wdl_logits.chunks_mut(tile * 3))
-            {
-                let share = moves_left_tile.min(moves_left.len());
-                let (left, rest) = std::mem::take(&mut moves_left).split_at_mut(share);
-                moves_left = rest;
-                self.forward_chunk(&mut workspace, planes, policy, wdl, left);
+            for tile in outputs {
+                self.forward_chunk(&mut workspace, tile);
             }
             self.return_workspace(workspace);
-            return;
-        }
-        let tiles = planes
-            .par_chunks(tile * per_position)
-            .zip(policy_logits.par_chunks_mut(tile * config.actions))
-            .zip(wdl_logits.par_chunks_mut(tile * 3));
-        let run = |((planes, policy), wdl): ((&[f32], &mut [f32]), &mut [f32]),
-                   left: &mut [f32]| {
-            let mut workspace = self.take_workspace();
-            self.forward_chunk(&mut workspace, planes, policy, wdl, left);
-            self.return_workspace(workspace);
-        };
-        if moves_left_tile > 0 {
-            tiles
-                .zip(moves_left.par_chunks_mut(tile))
-                .for_each(|(outputs, left)| run(outputs, left));
         } else {
-            tiles.for_each(|outputs| run(outputs, &mut []));
+            outputs.into_par_iter().for_each(|tile| {
+                let mut workspace = self.take_workspace();
+                self.forward_chunk(&mut workspace, tile);
+                self.return_workspace(workspace);
+            });
         }
     }
 
@@ -318,14 +363,14 @@ impl InferenceNetwork {
         }
     }
 
-    fn forward_chunk(
-        &self,
-        ws: &mut Workspace,
-        planes: &[f32],
-        policy: &mut [f32],
-        wdl: &mut [f32],
-        moves_left: &mut [f32],
-    ) {
+    fn forward_chunk(&self, ws: &mut Workspace, outputs: TileOutputs<'_>) {
+        let TileOutputs {
+            planes,
+            policy,
+            wdl,
+            moves_left,
+            rules_wdl,
+        } = outputs;
         let config = &self.config;
         let cells = config.cells();
         let batch = wdl.len() / 3;
@@ -479,6 +524,9 @@ impl InferenceNetwork {
             for plies in moves_left.iter_mut() {
                 *plies = plies.max(0.0) * MOVES_LEFT_SCALE;
             }
+        }
+        if let (Some(head), false) = (&self.rules_value, rules_wdl.is_empty()) {
+            dense(head, &ws.value_hidden, rules_wdl, batch);
         }
     }
 

@@ -10,7 +10,7 @@ pub mod inference;
 pub mod network;
 pub mod onnx;
 
-pub use backend::{Backend, burn_forward};
+pub use backend::{Backend, Logits, burn_forward, burn_outputs};
 pub use calibration::{Calibration, Calibrations};
 pub use checkpoint::{Checkpoint, CheckpointError, CheckpointMetadata, Provenance};
 pub use inference::{FoldedWeights, InferenceNetwork, NetworkEvaluator};

@@ -95,6 +95,12 @@ pub struct NetworkConfig {
     /// [`MOVES_LEFT_SCALE`].
     #[serde(default)]
     pub moves_left_head: bool,
+    /// The own-rules value head: win/draw/loss logits under the game's own
+    /// rules, from the value head's hidden layer, beside the main value
+    /// that a training rule's adjudication may decide (see
+    /// [`Network::rules_value`]).
+    #[serde(default)]
+    pub rules_value_head: bool,
 }
 
 /// Plies per unit of the moves-left head's output (targets of a few units
@@ -128,6 +134,7 @@ setters! {
     mask_plane: Option<usize> => with_mask_plane,
     cell_pairs: bool => with_cell_pairs,
     moves_left_head: bool => with_moves_left_head,
+    rules_value_head: bool => with_rules_value_head,
 }
 
 impl NetworkConfig {
@@ -150,6 +157,7 @@ impl NetworkConfig {
             mask_plane: None,
             cell_pairs: false,
             moves_left_head: false,
+            rules_value_head: false,
         }
     }
 
@@ -254,7 +262,8 @@ impl NetworkConfig {
             self.policy_channels * cells * self.actions
                 + self.value_channels * cells * self.value_hidden
         };
-        let value_outputs = 3 + usize::from(self.moves_left_head);
+        let value_outputs =
+            3 + usize::from(self.moves_left_head) + 3 * usize::from(self.rules_value_head);
         tower + head_convs + heads + self.value_hidden * value_outputs
     }
 
@@ -313,6 +322,11 @@ impl NetworkConfig {
         } else {
             0
         };
+        let rules_value = if self.rules_value_head {
+            linear(self.value_hidden, 3)?
+        } else {
+            0
+        };
         [
             conv_bn(self.input_planes, self.channels, 3)?,
             tower,
@@ -321,6 +335,7 @@ impl NetworkConfig {
             linear(self.value_hidden, 3)?,
             ownership,
             moves_left,
+            rules_value,
         ]
         .into_iter()
         .chain(heads)
@@ -372,6 +387,7 @@ impl NetworkConfig {
             value_output: LinearConfig::new(self.value_hidden, 3).init(device),
             ownership: self.ownership_head.then(|| conv1(self.channels, 1)),
             moves_left: self.moves_left_head.then(|| self.init_moves_left(device)),
+            rules_value: self.rules_value_head.then(|| self.init_rules_value(device)),
             mask_plane: self.mask_plane,
         }
     }
@@ -380,6 +396,12 @@ impl NetworkConfig {
     /// without one, which gains it).
     pub fn init_moves_left(&self, device: &Device) -> Linear {
         LinearConfig::new(self.value_hidden, 1).init(device)
+    }
+
+    /// A freshly initialised own-rules value head (also for a network
+    /// trained without one, which gains it).
+    pub fn init_rules_value(&self, device: &Device) -> Linear {
+        LinearConfig::new(self.value_hidden, 3).init(device)
     }
 }
 
@@ -530,6 +552,13 @@ pub struct Network {
     /// The moves-left head: plies until the game ends, in units of
     /// [`MOVES_LEFT_SCALE`], from the value head's hidden layer.
     pub moves_left: Option<Linear>,
+    /// The own-rules value head: win/draw/loss logits under the game's own
+    /// rules, from the value head's hidden layer. A network trained where a
+    /// training rule adjudicates (Bulltricker's material at the ply cap)
+    /// learns both values: the search plays by the main one, which reads
+    /// the adjudication's sharper signal, and the bar reads this one, which
+    /// says what the rules say (a cap is a draw).
+    pub rules_value: Option<Linear>,
     /// The input plane that marks the board (not a weight).
     pub mask_plane: Option<usize>,
 }
@@ -561,6 +590,9 @@ pub struct NetworkOutput {
     /// Plies until the game ends in units of [`MOVES_LEFT_SCALE`], `[batch,
     /// 1]`, when the network has the moves-left head.
     pub moves_left: Option<Tensor<2>>,
+    /// Win/draw/loss logits under the game's own rules, `[batch, 3]`, when
+    /// the network has the own-rules value head.
+    pub rules_wdl_logits: Option<Tensor<2>>,
 }
 
 impl Network {
@@ -623,6 +655,10 @@ impl Network {
             policy_logits,
             moves_left: self
                 .moves_left
+                .as_ref()
+                .map(|head| head.forward(hidden.clone())),
+            rules_wdl_logits: self
+                .rules_value
                 .as_ref()
                 .map(|head| head.forward(hidden.clone())),
             wdl_logits: self.value_output.forward(hidden),

@@ -1,5 +1,7 @@
 //! ONNX export of the network (opset 13): input `planes` `[N, C, H, W]`,
-//! outputs `policy_logits` `[N, actions]` and `wdl_logits` `[N, 3]`, batch
+//! outputs `policy_logits` `[N, actions]` and `wdl_logits` `[N, 3]` (and
+//! `rules_wdl_logits` `[N, 3]` from a network with the own-rules value
+//! head, which the bar reads: see [`crate::network::Network::rules_value`]), batch
 //! normalisation folded into the convolutions. Pooled heads, pooling blocks
 //! and the board's mask are written with `Slice`, `Mul`, `ReduceSum`,
 //! `ReduceMax` and `Concat`, the policy over pairs of cells with `Reshape`,
@@ -576,6 +578,9 @@ fn build_graph(weights: &FoldedWeights, config: &NetworkConfig) -> GraphBuilder 
     );
     let value = graph.unary("Relu", "value.hidden.relu", &value);
     graph.dense("value.output", &value, &weights.value_output, "wdl_logits");
+    if let Some(rules_value) = &weights.rules_value {
+        graph.dense("value.rules", &value, rules_value, "rules_wdl_logits");
+    }
     graph
 }
 
@@ -671,10 +676,17 @@ pub fn export(
                     Some(config.width),
                 ],
             )],
-            output: vec![
-                value_info("policy_logits", &[None, Some(config.actions)]),
-                value_info("wdl_logits", &[None, Some(3)]),
-            ],
+            output: [
+                Some(value_info("policy_logits", &[None, Some(config.actions)])),
+                Some(value_info("wdl_logits", &[None, Some(3)])),
+                weights
+                    .rules_value
+                    .as_ref()
+                    .map(|_| value_info("rules_wdl_logits", &[None, Some(3)])),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
         }),
         opset_import: vec![OperatorSetIdProto {
             domain: String::new(),

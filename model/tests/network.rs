@@ -11,7 +11,7 @@ use grandmaitre_engine::seats::Seats;
 use grandmaitre_model::network::ConvBn;
 use grandmaitre_model::{
     Backend, Checkpoint, CheckpointMetadata, FoldedWeights, InferenceNetwork, MOVES_LEFT_SCALE,
-    Network, NetworkConfig, NetworkEvaluator, Provenance, burn_forward,
+    Network, NetworkConfig, NetworkEvaluator, Provenance, burn_forward, burn_outputs,
 };
 
 fn small_config() -> NetworkConfig {
@@ -87,17 +87,37 @@ fn burn_moves_left(network: &Network, config: &NetworkConfig, planes: &[f32]) ->
 }
 
 /// The fast path of `network` (shaped `config`) gives burn's outputs on
-/// positions of `game` (the plies left too, with the moves-left head, and
-/// the same policy and value whether they are asked for or not).
+/// positions of `game` (the plies left too, with the moves-left head, the
+/// own-rules value with that head, and the same policy and value whether
+/// they are asked for or not).
 fn fast_path_matches<G: Game>(game: &G, network: &Network, config: &NetworkConfig) {
     let device = Device::flex();
     let fast = InferenceNetwork::new(network, config);
     assert_eq!(fast.has_moves_left(), config.moves_left_head);
+    assert_eq!(fast.has_rules_value(), config.rules_value_head);
     for (batch, seed) in [(1, 1), (7, 2), (40, 3)] {
         let planes = planes_of(game, batch, seed);
         let (policy, wdl) = burn_forward(network, config, &planes, &device);
         let mut fast_policy = vec![0.0; batch * config.actions];
         let mut fast_wdl = vec![0.0; batch * 3];
+        if config.rules_value_head {
+            let expected = burn_outputs(network, config, &planes, &device)
+                .rules_wdl_logits
+                .expect("own-rules value head");
+            let mut rules = vec![0.0; batch * 3];
+            fast.forward_all(
+                &planes,
+                &mut fast_policy,
+                &mut fast_wdl,
+                &mut [],
+                &mut rules,
+            );
+            assert!(
+                max_difference(&expected, &rules) <= 1e-4,
+                "own-rules value, batch {batch}"
+            );
+            assert!(max_difference(&wdl, &fast_wdl) <= 1e-4, "value beside it");
+        }
         if config.moves_left_head {
             let mut moves_left = vec![0.0; batch];
             fast.forward(&planes, &mut fast_policy, &mut fast_wdl, &mut moves_left);
@@ -165,9 +185,11 @@ fn the_fast_path_matches_burns_forward_pass_over_pairs_of_cells() {
     assert!(config.cell_pairs);
     assert_eq!(config.board_actions(), 64 * 64);
     assert_eq!(config.extra_actions(), 1);
-    // With the moves-left head (Heraldis and Havannah test the networks
-    // without it).
-    let config = config.with_moves_left_head(true);
+    // With the moves-left and the own-rules value heads (Heraldis and
+    // Havannah test the networks without them).
+    let config = config
+        .with_moves_left_head(true)
+        .with_rules_value_head(true);
     let mut network = config.init(&device);
     randomise_norms(&mut network, &device);
     for size in [8, 10] {
@@ -404,6 +426,7 @@ fn onnx_runs_in_tract_with_burns_outputs<G: Game>(game: &G, config: NetworkConfi
     let batch = 6;
     let planes = planes_of(game, batch, 9);
     let (policy, wdl) = burn_forward(&network, &config, &planes, &device);
+    let rules = burn_outputs(&network, &config, &planes, &device).rules_wdl_logits;
     let shape = [batch, config.input_planes, config.height, config.width];
     let model = tract_onnx::onnx()
         .model_for_read(&mut bytes.as_slice())
@@ -432,6 +455,13 @@ fn onnx_runs_in_tract_with_burns_outputs<G: Game>(game: &G, config: NetworkConfi
         max_difference(&wdl, &read(1)) <= 1e-4,
         "win/draw/loss logits"
     );
+    assert_eq!(outputs.len(), 2 + usize::from(rules.is_some()));
+    if let Some(rules) = rules {
+        assert!(
+            max_difference(&rules, &read(2)) <= 1e-4,
+            "own-rules win/draw/loss logits"
+        );
+    }
 }
 
 #[test]
@@ -456,6 +486,10 @@ fn a_pooled_export_runs_in_tract_with_burns_outputs() {
         let game = Halma::of_size(size);
         onnx_runs_in_tract_with_burns_outputs(&game, small_pooled_config(&game));
     }
+    // Halma again with the own-rules value head: a third output.
+    let game = Halma::of_size(8);
+    let config = small_pooled_config(&game).with_rules_value_head(true);
+    onnx_runs_in_tract_with_burns_outputs(&game, config);
 }
 
 #[test]
@@ -557,4 +591,49 @@ fn the_bar_is_the_same_with_or_without_the_moves_left_head() {
         let searched = grandmaitre_model::bar::bar_search(&game, &state, &with_head);
         assert!(searched.moves_left.is_some(), "the head is read");
     }
+}
+
+#[test]
+fn the_bar_reads_the_own_rules_value_and_play_the_main_one() {
+    // A network whose main value says "the side to move wins" (as a
+    // material adjudication might) and whose own-rules value says "a
+    // draw" (as the game's rules do at the cap): the bar's search shows
+    // the draw, the search that plays reads the win.
+    let device = Device::flex();
+    let game = Halma::of_size(8);
+    let config = small_pooled_config(&game).with_rules_value_head(true);
+    let network = config.init(&device);
+    let mut weights = FoldedWeights::new(&network);
+    let certain = |layer: &mut grandmaitre_model::inference::DenseWeights, outcome: usize| {
+        layer.weights.fill(0.0);
+        layer.bias = vec![0.0; 3];
+        layer.bias[outcome] = 12.0;
+    };
+    certain(&mut weights.value_output, 0);
+    certain(weights.rules_value.as_mut().expect("the head"), 1);
+    let evaluator = NetworkEvaluator::new(InferenceNetwork::from_weights(&weights, &config));
+    let state = game.initial_state();
+    let shown = grandmaitre_model::bar::bar_search(&game, &state, &evaluator);
+    assert!(
+        shown.wdl.0[1] > 0.99,
+        "the bar reads the draw: {:?}",
+        shown.wdl
+    );
+    let played = grandmaitre_engine::search::Search::new(
+        game.clone(),
+        state,
+        grandmaitre_engine::search::SearchConfig {
+            simulations: 64,
+            ..Default::default()
+        },
+        0,
+    )
+    .run(&evaluator);
+    // Each side to move reads its own win: the root's mean mixes them,
+    // and is no draw.
+    assert!(
+        played.wdl.0[1] < 0.01,
+        "play reads the main value: {:?}",
+        played.wdl
+    );
 }

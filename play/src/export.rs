@@ -29,7 +29,7 @@ use grandmaitre_model::bar::{BAR_SIMULATIONS, Shown, bar};
 use grandmaitre_model::calibration::players::{FEATURES, PlayersModel};
 use grandmaitre_model::inference::softmax3;
 use grandmaitre_model::{
-    Calibration, Checkpoint, FoldedWeights, NetworkEvaluator, burn_forward, onnx,
+    Calibration, Checkpoint, FoldedWeights, Logits, NetworkEvaluator, burn_outputs, onnx,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -99,16 +99,7 @@ pub fn export<G: Registered>(game: &G, checkpoint: &Checkpoint, out: &Path) -> R
             "name": "planes",
             "shape": ["N", config.input_planes, config.height, config.width],
         },
-        "outputs": {
-            "policy_logits": {
-                "shape": ["N", config.actions],
-                "meaning": "move logits; mask the illegal moves, then softmax",
-            },
-            "wdl_logits": {
-                "shape": ["N", 3],
-                "meaning": "logits of win, draw, loss for the side to move",
-            },
-        },
+        "outputs": outputs(config),
         "calibration": calibration.map(|c| json!({
             "temperature": c.temperature,
             "network_temperature": c.network_temperature,
@@ -215,7 +206,13 @@ fn test_vectors<G: Registered>(
         .map(|state| {
             let mut planes = vec![0.0; per_position];
             game.encode(state, &mut planes);
-            let (policy, wdl) = burn_forward(&checkpoint.network, config, &planes, &Device::flex());
+            let Logits {
+                policy_logits: policy,
+                wdl_logits: wdl,
+                rules_wdl_logits,
+            } = burn_outputs(&checkpoint.network, config, &planes, &Device::flex());
+            // The bar reads the value under the game's own rules.
+            let bar_logits = rules_wdl_logits.as_deref().unwrap_or(&wdl);
             game.legal_actions(state, &mut actions);
             let best = actions
                 .iter()
@@ -227,12 +224,13 @@ fn test_vectors<G: Registered>(
                 })
                 .map(|a| game.format_action(state, a));
             let to_move = game.current_player(state);
-            let raw = ToMove(softmax3([wdl[0], wdl[1], wdl[2]])).for_players(to_move);
+            let raw = ToMove(softmax3([bar_logits[0], bar_logits[1], bar_logits[2]]))
+                .for_players(to_move);
             let ForPlayers([first_wins, draw, second_wins]) = match calibration {
                 Some(c) => c.apply_network(raw, to_move),
                 None => raw,
             };
-            json!({
+            let mut vector = json!({
                 "position": game.format_state(state),
                 "planes": planes,
                 "policy_logits": policy,
@@ -240,9 +238,34 @@ fn test_vectors<G: Registered>(
                 "legal_moves": actions.iter().map(|&a| game.format_action(state, a)).collect::<Vec<_>>(),
                 "bar": {first: first_wins, "draw": draw, second: second_wins},
                 "best_move": best,
-            })
+            });
+            if let Some(logits) = rules_wdl_logits {
+                vector["rules_wdl_logits"] = json!(logits);
+            }
+            vector
         })
         .collect()
+}
+
+/// `model.json`'s outputs of the network: what each means.
+fn outputs(config: &grandmaitre_model::NetworkConfig) -> serde_json::Value {
+    let mut outputs = json!({
+        "policy_logits": {
+            "shape": ["N", config.actions],
+            "meaning": "move logits; mask the illegal moves, then softmax",
+        },
+        "wdl_logits": {
+            "shape": ["N", 3],
+            "meaning": "logits of win, draw, loss for the side to move",
+        },
+    });
+    if config.rules_value_head {
+        outputs["rules_wdl_logits"] = json!({
+            "shape": ["N", 3],
+            "meaning": "logits of win, draw, loss for the side to move under the game's own rules (wdl_logits may read a training rule's adjudication); the bar reads these, the search that plays reads wdl_logits",
+        });
+    }
+    outputs
 }
 
 /// Simulations of the search vectors: the bar's, then a level's.

@@ -49,6 +49,12 @@ pub struct NetworkSettings {
     /// run may turn it on when it resumes: the head is added, untrained, to
     /// the latest checkpoint's network.
     pub moves_left_weight: f32,
+    /// The own-rules value head: a second value, trained on each game's
+    /// result under the game's own rules, for runs whose rules (or whose
+    /// curriculum's) adjudicate what the game's rules call a draw. The
+    /// search that plays reads the main value; the bar reads this one. A
+    /// run may turn it on when it resumes, as the moves-left head.
+    pub rules_value_head: bool,
 }
 
 impl NetworkSettings {
@@ -65,6 +71,7 @@ impl NetworkSettings {
             .with_blocks(self.blocks)
             .with_ownership_head(self.ownership_weight > 0.0)
             .with_moves_left_head(self.moves_left_weight > 0.0)
+            .with_rules_value_head(self.rules_value_head)
     }
 }
 
@@ -77,6 +84,7 @@ impl Default for NetworkSettings {
             pooling_every: 2,
             ownership_weight: 0.0,
             moves_left_weight: 0.0,
+            rules_value_head: false,
         }
     }
 }
@@ -251,6 +259,13 @@ pub struct OptimizerSettings {
     /// Plies over which that average decays (its weights are
     /// (1 − 1/horizon)^k, k plies ahead).
     pub short_term_horizon: f32,
+    /// Weight of a training rule's adjudication in the main value target,
+    /// where it decided a game that the game's own rules call a draw: the
+    /// target is w · the adjudicated result + (1 − w) · the draw. Below 1,
+    /// a lead held to the cap is worth less than a win by the rules, so
+    /// that the search that plays by the main value has a reason to finish
+    /// the game; 1: the adjudicated result alone.
+    pub adjudication_weight: f32,
 }
 
 impl Default for OptimizerSettings {
@@ -265,6 +280,7 @@ impl Default for OptimizerSettings {
             surprise_weight: 0.0,
             short_term_value: 0.0,
             short_term_horizon: 6.0,
+            adjudication_weight: 1.0,
         }
     }
 }
@@ -276,6 +292,7 @@ impl OptimizerSettings {
             short_term_value: self.short_term_value,
             short_term_horizon: self.short_term_horizon,
             surprise_weight: self.surprise_weight,
+            adjudication_weight: self.adjudication_weight,
         }
     }
 }
@@ -456,6 +473,10 @@ impl TrainingConfig {
         for (name, value) in [
             ("optimizer.surprise_weight", optimizer.surprise_weight),
             ("optimizer.short_term_value", optimizer.short_term_value),
+            (
+                "optimizer.adjudication_weight",
+                optimizer.adjudication_weight,
+            ),
         ] {
             if !(0.0..=1.0).contains(&value) {
                 return Err(format!("{name} must be between 0 and 1"));

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use grandmaitre_engine::{Action, Game, ParseError, Playable, Player, Symmetry};
+use grandmaitre_engine::{Action, Game, Outcome, ParseError, Playable, Player, Symmetry};
 use grandmaitre_selfplay::GameRecord;
 use rand::Rng;
 
@@ -29,6 +29,10 @@ pub struct Sample {
     /// (the game's result, one-hot, unless the short-term value is mixed
     /// in).
     pub value: [f32; 3],
+    /// The own-rules value head's target: the game's result under its own
+    /// rules for the side to move, one-hot (a draw where a training rule
+    /// adjudicated the game's end).
+    pub rules_value: [f32; 3],
     /// The game's final position (shared by its samples), for the
     /// ownership target.
     pub final_state: Option<Arc<str>>,
@@ -61,6 +65,10 @@ pub struct Targets {
     /// Share of a policy target's sampling weight given by its surprise
     /// (0: uniform sampling).
     pub surprise_weight: f32,
+    /// Weight of a training rule's adjudication in the main value target
+    /// where it decided what the game's own rules call a draw (1: the
+    /// adjudicated result alone; the rest goes to the draw).
+    pub adjudication_weight: f32,
 }
 
 impl Default for Targets {
@@ -69,8 +77,38 @@ impl Default for Targets {
             short_term_value: 0.0,
             short_term_horizon: 6.0,
             surprise_weight: 0.0,
+            adjudication_weight: 1.0,
         }
     }
+}
+
+/// The result as win/draw/loss probabilities, one-hot.
+fn one_hot(outcome: i8) -> [f32; 3] {
+    match outcome {
+        1 => [1.0, 0.0, 0.0],
+        0 => [0.0, 1.0, 0.0],
+        _ => [0.0, 0.0, 1.0],
+    }
+}
+
+/// Whether a game `record` of `game` ended where its own rules call a draw
+/// but a training rule decided it ([`Game::under_own_rules`]). Its final
+/// position tells, read under each set of rules: a decisive result that
+/// the game's own rules do not give there (a draw at the cap, or a
+/// repetition, which the text alone does not show) was the training
+/// rule's. A record without it (from before it was kept) is taken as
+/// decided by the rules.
+fn adjudicated<G: Notation>(game: &G, record: &GameRecord) -> Result<bool, TrainError> {
+    let Some(text) = &record.final_state else {
+        return Ok(false);
+    };
+    let own = game.under_own_rules();
+    if own.rules() == game.rules() {
+        return Ok(false);
+    }
+    let outcome = game.outcome(&game.parse_state(text)?);
+    let own_outcome = own.parse_state(text).ok().and_then(|end| own.outcome(&end));
+    Ok(matches!(outcome, Some(Outcome::Win | Outcome::Loss)) && own_outcome != outcome)
 }
 
 /// `wdl` seen by the other side.
@@ -83,11 +121,6 @@ fn flipped([win, draw, loss]: [f32; 3]) -> [f32; 3] {
 /// with S(t) = (1 − d) · v(t) + d · S(t + 1), d = 1 − 1/horizon, where v is the
 /// search's value and S after the last position is the result.
 fn value_targets(record: &GameRecord, sides: &[Player], targets: &Targets) -> Vec<[f32; 3]> {
-    let one_hot = |outcome: i8| match outcome {
-        1 => [1.0, 0.0, 0.0],
-        0 => [0.0, 1.0, 0.0],
-        _ => [0.0, 0.0, 1.0],
-    };
     let results: Vec<[f32; 3]> = record
         .positions
         .iter()
@@ -190,9 +223,10 @@ impl<G: Notation> ReplayWindow<G> {
                 }
             }
             let values = value_targets(record, &sides, targets);
+            let drawn_by_rules = adjudicated(&games[game], record)?;
             // Every ply from the first recorded position on is recorded.
             let count = record.positions.len();
-            for (index, (position, value)) in record.positions.iter().zip(values).enumerate() {
+            for (index, (position, mut value)) in record.positions.iter().zip(values).enumerate() {
                 if let Some(&(action, _)) = position
                     .policy
                     .iter()
@@ -211,12 +245,23 @@ impl<G: Notation> ReplayWindow<G> {
                 } else {
                     position.surprise
                 });
+                if drawn_by_rules {
+                    let weight = targets.adjudication_weight;
+                    for (k, target) in value.iter_mut().enumerate() {
+                        *target = weight * *target + (1.0 - weight) * one_hot(0)[k];
+                    }
+                }
                 samples.push(Sample {
                     game,
                     final_state: final_state.clone(),
                     state: position.state.clone(),
                     policy: position.policy.clone(),
                     value,
+                    rules_value: if drawn_by_rules {
+                        one_hot(0)
+                    } else {
+                        one_hot(position.outcome)
+                    },
                     moves_left: (count - index) as f32,
                 });
             }
@@ -293,6 +338,8 @@ pub struct Batch {
     pub policy_weight: Vec<f32>,
     /// Value targets (win, draw, loss probabilities), `size × 3`.
     pub outcome: Vec<f32>,
+    /// The own-rules value head's targets, `size × 3`.
+    pub rules_outcome: Vec<f32>,
     /// Each cell's final owner for the side to move, `size × cells` (rows
     /// of zeros without a target).
     pub ownership: Vec<f32>,
@@ -372,6 +419,7 @@ pub fn make_batch<G: Playable>(
         policy: vec![0.0; indices.len() * actions],
         policy_weight: vec![0.0; indices.len()],
         outcome: vec![0.0; indices.len() * 3],
+        rules_outcome: vec![0.0; indices.len() * 3],
         ownership: if ownership {
             vec![0.0; indices.len() * cells]
         } else {
@@ -402,6 +450,7 @@ pub fn make_batch<G: Playable>(
         }
         batch.policy_weight[row] = f32::from(u8::from(!sample.policy.is_empty()));
         batch.outcome[row * 3..row * 3 + 3].copy_from_slice(&sample.value);
+        batch.rules_outcome[row * 3..row * 3 + 3].copy_from_slice(&sample.rules_value);
         batch.moves_left[row] = sample.moves_left;
         if let (true, Some(text)) = (ownership, &sample.final_state) {
             let end = game.transform_state(&game.parse_state(text)?, symmetry);
@@ -486,7 +535,7 @@ mod tests {
         let targets = |weight: f32, horizon: f32| Targets {
             short_term_value: weight,
             short_term_horizon: horizon,
-            surprise_weight: 0.0,
+            ..Targets::default()
         };
         // Weight 0: the results, one-hot.
         let plain = value_targets(&record, &sides, &targets(0.0, 2.0));

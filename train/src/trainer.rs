@@ -2,7 +2,9 @@
 //! cross-entropy, plus (with the ownership head) the weighted mean squared
 //! error of each cell's predicted final owner, plus (with the moves-left
 //! head) the weighted mean squared error of the plies left in units of
-//! `MOVES_LEFT_SCALE`; AdamW (decoupled weight decay), on burn's autodiff.
+//! `MOVES_LEFT_SCALE`, plus (with the own-rules value head) its
+//! win/draw/loss cross-entropy against the game's result under its own
+//! rules; AdamW (decoupled weight decay), on burn's autodiff.
 
 use burn::module::Module;
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
@@ -25,6 +27,9 @@ pub struct Losses {
     /// Moves-left squared error in units of `MOVES_LEFT_SCALE` plies,
     /// averaged over the batch (0 without the head).
     pub moves_left: f32,
+    /// The own-rules value head's win/draw/loss cross-entropy, averaged
+    /// over the batch (0 without the head).
+    pub rules_value: f32,
 }
 
 /// A network being trained and its optimiser.
@@ -112,6 +117,7 @@ impl Trainer {
             value: scalar(terms.value),
             ownership: terms.ownership.map_or(0.0, scalar),
             moves_left: terms.moves_left.map_or(0.0, scalar),
+            rules_value: terms.rules_value.map_or(0.0, scalar),
         }
     }
 
@@ -123,6 +129,7 @@ impl Trainer {
             value: scalar(terms.value.clone()),
             ownership: terms.ownership.clone().map_or(0.0, scalar),
             moves_left: terms.moves_left.clone().map_or(0.0, scalar),
+            rules_value: terms.rules_value.clone().map_or(0.0, scalar),
         };
         let mut total = terms.policy + terms.value;
         if let Some(ownership) = terms.ownership {
@@ -130,6 +137,9 @@ impl Trainer {
         }
         if let Some(moves_left) = terms.moves_left {
             total = total + moves_left * self.moves_left_weight;
+        }
+        if let Some(rules_value) = terms.rules_value {
+            total = total + rules_value;
         }
         let gradients = total.backward();
         let network = self
@@ -153,6 +163,7 @@ struct Terms {
     value: Tensor<1>,
     ownership: Option<Tensor<1>>,
     moves_left: Option<Tensor<1>>,
+    rules_value: Option<Tensor<1>>,
 }
 
 /// Policy, value, ownership and moves-left losses of `batch` through `network` on
@@ -210,10 +221,21 @@ fn losses(network: &Network, batch: &Batch, device: &Device) -> Terms {
         }
         _ => None,
     };
+    let rules_value = match output.rules_wdl_logits {
+        Some(logits) if batch.rules_outcome.len() == size * 3 => {
+            let target = Tensor::<2>::from_data(
+                TensorData::new(batch.rules_outcome.clone(), [size, 3]),
+                device,
+            );
+            Some(-(log_softmax(logits, 1) * target).sum() / size as f32)
+        }
+        _ => None,
+    };
     Terms {
         policy,
         value,
         ownership,
         moves_left,
+        rules_value,
     }
 }

@@ -138,6 +138,12 @@ pub struct SearchConfig {
     /// the simulation goes on through it, so that the position's value is
     /// its child's (a compulsory capture costs no evaluation).
     pub skip_single_moves: bool,
+    /// Values under the game's own rules: where the evaluator gives them
+    /// apart ([`Evaluations::rules_wdl`](super::Evaluations::rules_wdl)),
+    /// the search backs them up instead of its main value (the bar's
+    /// search; play keeps the main value, which a training rule's
+    /// adjudication may sharpen).
+    pub rules_value: bool,
 }
 
 impl Default for SearchConfig {
@@ -159,6 +165,7 @@ impl Default for SearchConfig {
             moves_left: MovesLeftConfig::default(),
             minimax_weight: 0.0,
             skip_single_moves: false,
+            rules_value: false,
         }
     }
 }

@@ -30,6 +30,11 @@ pub struct Evaluations {
     /// Plies until the game ends, one per position, from an evaluator that
     /// predicts them (a network's moves-left head); empty otherwise.
     pub moves_left: Vec<f32>,
+    /// Probabilities of win, draw and loss for the side to move under the
+    /// game's own rules, one per position, from an evaluator that tells
+    /// them apart from `wdl` (a network trained where a training rule
+    /// adjudicates, with its own-rules value head); empty otherwise.
+    pub rules_wdl: Vec<ToMove>,
 }
 
 impl Evaluations {
@@ -39,6 +44,7 @@ impl Evaluations {
         self.policy_logits.clear();
         self.wdl.clear();
         self.moves_left.clear();
+        self.rules_wdl.clear();
     }
 
     /// Number of positions evaluated.
@@ -194,6 +200,7 @@ struct Answer {
     policy: Vec<(Action, f32)>,
     wdl: ToMove,
     moves_left: Option<f32>,
+    rules_wdl: Option<ToMove>,
 }
 
 impl<'a, G: Game, E: Evaluator<G> + ?Sized> CachedEvaluator<'a, G, E> {
@@ -252,8 +259,10 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for CachedEvaluator<'_, G, 
                 row.copy_from_slice(fresh.policy(next_fresh));
                 let wdl = fresh.wdl[next_fresh];
                 let moves_left = fresh.moves_left.get(next_fresh).copied();
+                let rules_wdl = fresh.rules_wdl.get(next_fresh).copied();
                 output.wdl.push(wdl);
                 output.moves_left.extend(moves_left);
+                output.rules_wdl.extend(rules_wdl);
                 request.game.legal_actions(request.state, &mut legal);
                 let policy = legal.iter().map(|&a| (a, row[a.index()])).collect();
                 answered.push((
@@ -262,6 +271,7 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for CachedEvaluator<'_, G, 
                         policy,
                         wdl,
                         moves_left,
+                        rules_wdl,
                     },
                 ));
                 next_fresh += 1;
@@ -272,6 +282,7 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for CachedEvaluator<'_, G, 
                 }
                 output.wdl.push(answer.wdl);
                 output.moves_left.extend(answer.moves_left);
+                output.rules_wdl.extend(answer.rules_wdl);
             }
         }
         // Kept once the batch is answered: forgetting the oldest cannot

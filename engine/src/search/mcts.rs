@@ -211,7 +211,10 @@ impl<G: Hints> Search<G> {
         let pending = std::mem::take(&mut self.pending);
         for (index, leaf) in pending.iter().enumerate() {
             let policy = evaluations.policy(offset + index);
-            let wdl = evaluations.wdl[offset + index];
+            let wdl = match evaluations.rules_wdl.get(offset + index) {
+                Some(&rules_wdl) if self.config.rules_value => rules_wdl,
+                _ => evaluations.wdl[offset + index],
+            };
             let moves_left = evaluations.moves_left.get(offset + index).copied();
             self.moves_left_known |= moves_left.is_some();
             let side = self.tree.node(leaf.node).side;

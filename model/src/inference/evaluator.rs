@@ -11,12 +11,14 @@ use crate::network::{Network, NetworkConfig};
 
 /// The folded network as the search's evaluator: positions are encoded by
 /// their game, run as one batch, and the win/draw/loss logits turned into
-/// probabilities (with the plies left, from a network that predicts them).
+/// probabilities (with the plies left, from a network that predicts them,
+/// and the value under the game's own rules, from a network with that head).
 #[derive(Debug)]
 pub struct NetworkEvaluator {
     network: InferenceNetwork,
-    /// Encoded planes and value logits of the last call, kept for the next.
-    buffers: Mutex<(Vec<f32>, Vec<f32>)>,
+    /// Encoded planes, value logits and own-rules value logits of the last
+    /// call, kept for the next.
+    buffers: Mutex<(Vec<f32>, Vec<f32>, Vec<f32>)>,
 }
 
 impl NetworkEvaluator {
@@ -24,7 +26,7 @@ impl NetworkEvaluator {
     pub fn new(network: InferenceNetwork) -> NetworkEvaluator {
         NetworkEvaluator {
             network,
-            buffers: Mutex::new((Vec::new(), Vec::new())),
+            buffers: Mutex::new((Vec::new(), Vec::new(), Vec::new())),
         }
     }
 
@@ -50,32 +52,40 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator {
             .resize(requests.len() * config.actions, 0.0);
         // The buffers are reused between calls (taken out of the lock so that
         // concurrent callers each get their own).
-        let (mut planes, mut wdl_logits) = self
+        let (mut planes, mut wdl_logits, mut rules_logits) = self
             .buffers
             .lock()
             .map(|mut b| std::mem::take(&mut *b))
             .unwrap_or_default();
         resize(&mut planes, requests.len() * per_position);
         resize(&mut wdl_logits, requests.len() * 3);
+        let rules = self.network.has_rules_value();
+        resize(
+            &mut rules_logits,
+            if rules { requests.len() * 3 } else { 0 },
+        );
         if self.network.has_moves_left() {
             output.moves_left.resize(requests.len(), 0.0);
         }
         for (request, slot) in requests.iter().zip(planes.chunks_exact_mut(per_position)) {
             request.game.encode(request.state, slot);
         }
-        self.network.forward(
+        self.network.forward_all(
             &planes,
             &mut output.policy_logits,
             &mut wdl_logits,
             &mut output.moves_left,
+            &mut rules_logits,
         );
-        output.wdl.extend(
-            wdl_logits
-                .chunks_exact(3)
-                .map(|l| ToMove(softmax3([l[0], l[1], l[2]]))),
-        );
+        let probabilities = |logits: &[f32]| ToMove(softmax3([logits[0], logits[1], logits[2]]));
+        output
+            .wdl
+            .extend(wdl_logits.chunks_exact(3).map(probabilities));
+        output
+            .rules_wdl
+            .extend(rules_logits.chunks_exact(3).map(probabilities));
         if let Ok(mut slot) = self.buffers.lock() {
-            *slot = (planes, wdl_logits);
+            *slot = (planes, wdl_logits, rules_logits);
         }
     }
 }

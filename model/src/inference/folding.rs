@@ -77,6 +77,8 @@ pub struct FoldedWeights {
     pub value_output: DenseWeights,
     /// The moves-left head, if the network has one.
     pub moves_left: Option<DenseWeights>,
+    /// The own-rules value head, if the network has one.
+    pub rules_value: Option<DenseWeights>,
 }
 
 impl FoldedWeights {
@@ -104,6 +106,7 @@ impl FoldedWeights {
             value_hidden: DenseWeights::from_linear(&network.value_hidden),
             value_output: DenseWeights::from_linear(&network.value_output),
             moves_left: network.moves_left.as_ref().map(DenseWeights::from_linear),
+            rules_value: network.rules_value.as_ref().map(DenseWeights::from_linear),
         }
     }
 }

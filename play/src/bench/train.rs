@@ -181,6 +181,7 @@ fn random_batch<G: Game>(game: &G, size: usize, seed: u64) -> Batch {
         policy: vec![0.0; size * actions],
         policy_weight: vec![0.0; size],
         outcome: vec![0.0; size * 3],
+        rules_outcome: Vec::new(),
         ownership: Vec::new(),
         ownership_cells: vec![0.0; size],
         moves_left: vec![0.0; size],

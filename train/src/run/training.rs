@@ -31,23 +31,27 @@ impl Run {
         let (mut generation, mut trainer, parent) = match self.latest_checkpoint()? {
             Some((generation, path)) => {
                 let mut checkpoint = Checkpoint::load(&path, spec, &device)?;
-                // A run that turns the moves-left head on gains it untrained.
-                let gains_moves_left = network_config.moves_left_head
-                    && !checkpoint.metadata.network.moves_left_head
-                    && checkpoint
-                        .metadata
-                        .network
-                        .clone()
-                        .with_moves_left_head(true)
-                        == network_config;
-                if gains_moves_left {
-                    checkpoint.network.moves_left = Some(network_config.init_moves_left(&device));
-                } else if checkpoint.metadata.network != network_config {
+                // A run that turns the moves-left or the own-rules value
+                // head on gains it untrained.
+                let stored = &checkpoint.metadata.network;
+                let gains_moves_left = network_config.moves_left_head && !stored.moves_left_head;
+                let gains_rules_value = network_config.rules_value_head && !stored.rules_value_head;
+                let gained = stored
+                    .clone()
+                    .with_moves_left_head(stored.moves_left_head || gains_moves_left)
+                    .with_rules_value_head(stored.rules_value_head || gains_rules_value);
+                if gained != network_config {
                     return Err(TrainError::Invalid {
                         path,
                         reason: "the checkpoint's shape differs from the run's settings"
                             .to_string(),
                     });
+                }
+                if gains_moves_left {
+                    checkpoint.network.moves_left = Some(network_config.init_moves_left(&device));
+                }
+                if gains_rules_value {
+                    checkpoint.network.rules_value = Some(network_config.init_rules_value(&device));
                 }
                 let steps = checkpoint.metadata.provenance.training_steps;
                 (

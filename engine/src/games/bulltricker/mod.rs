@@ -360,6 +360,10 @@ impl Game for Bulltricker {
         &self.spec
     }
 
+    fn under_own_rules(&self) -> Self {
+        self.clone().adjudicating_material(false)
+    }
+
     fn initial_state(&self) -> Position {
         Position::start()
     }
@@ -644,6 +648,18 @@ impl Hints for Bulltricker {
             self.apply(&mut position, m);
         }
         (position.status == Status::Playing).then_some(position)
+    }
+
+    /// An ending for self-play: the pieces `plies` random legal moves of
+    /// each side leave (random play's compulsory captures thin the board
+    /// out, and unevenly), with the ply count and the repetitions started
+    /// afresh, so that the whole cap is left to finish the game: where the
+    /// side ahead must learn to wall the King in, which games from the
+    /// start, decided at the cap, seldom show. `None` if the walk ends the
+    /// game.
+    fn reverse_start(&self, plies: u32, seed: u64) -> Option<Position> {
+        let walked = self.opening_walk(plies, seed)?;
+        Some(Position::new(walked.key, 0))
     }
 }
 

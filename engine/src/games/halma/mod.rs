@@ -376,6 +376,10 @@ impl Game for Halma {
         &self.spec
     }
 
+    fn under_own_rules(&self) -> Self {
+        self.clone().adjudicating_race(false)
+    }
+
     fn initial_state(&self) -> Position {
         Position::start(&self.board)
     }
