@@ -14,11 +14,13 @@ use grandmaitre_train::Run;
 use grandmaitre_train::store::Store;
 
 /// Two games a shard, six a generation: each generation waits for three
-/// workers' shards.
+/// workers' shards. The workers play on while the trainer trains, and
+/// write thousands of shards a minute: a window of 2 000 positions keeps
+/// the trainer's reads to the newest hundred or so.
 const SETTINGS: &str = "[network]\nchannels = 8\nblocks = 1\n\
 [selfplay]\ngames_per_generation = 6\ngames_per_shard = 2\ngames_in_flight = 2\n\
 full_simulations = 32\ncheap_simulations = 8\n\
-[optimizer]\nbatch_size = 16\nsteps_per_generation = 2\n\
+[optimizer]\nbatch_size = 16\nsteps_per_generation = 2\nreplay_positions = 2000\n\
 [evaluation]\nevery = 0\n";
 
 fn grandmaitre(args: &[&str]) -> std::process::Command {
