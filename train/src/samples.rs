@@ -98,14 +98,16 @@ fn one_hot(outcome: i8) -> [f32; 3] {
 /// repetition, which the text alone does not show) was the training
 /// rule's. A record without it (from before it was kept) is taken as
 /// decided by the rules.
-fn adjudicated<G: Notation>(game: &G, record: &GameRecord) -> Result<bool, TrainError> {
-    let Some(text) = &record.final_state else {
+/// `own` is the game under its own rules where they differ from `game`'s
+/// (none: no training rule, nothing to tell).
+fn adjudicated<G: Notation>(
+    game: &G,
+    own: Option<&G>,
+    record: &GameRecord,
+) -> Result<bool, TrainError> {
+    let (Some(text), Some(own)) = (&record.final_state, own) else {
         return Ok(false);
     };
-    let own = game.under_own_rules();
-    if own.rules() == game.rules() {
-        return Ok(false);
-    }
     let outcome = game.outcome(&game.parse_state(text)?);
     let own_outcome = own.parse_state(text).ok().and_then(|end| own.outcome(&end));
     Ok(matches!(outcome, Some(Outcome::Win | Outcome::Loss)) && own_outcome != outcome)
@@ -163,6 +165,8 @@ impl<G: Notation> ReplayWindow<G> {
         targets: &Targets,
     ) -> Result<ReplayWindow<G>, TrainError> {
         let mut games: Vec<G> = Vec::new();
+        // Each game under its own rules, where a training rule changes them.
+        let mut own_games: Vec<Option<G>> = Vec::new();
         let mut index_of: HashMap<&str, usize> = HashMap::new();
         let mut samples = Vec::new();
         // Board shapes met, and the board of each game's rules.
@@ -205,6 +209,8 @@ impl<G: Notation> ReplayWindow<G> {
                                     .into());
                                 }
                             }
+                            let own = game.under_own_rules();
+                            own_games.push((own.rules() != game.rules()).then_some(own));
                             games.push(game);
                             games.len() - 1
                         }
@@ -223,7 +229,7 @@ impl<G: Notation> ReplayWindow<G> {
                 }
             }
             let values = value_targets(record, &sides, targets);
-            let drawn_by_rules = adjudicated(&games[game], record)?;
+            let drawn_by_rules = adjudicated(&games[game], own_games[game].as_ref(), record)?;
             // Every ply from the first recorded position on is recorded.
             let count = record.positions.len();
             for (index, (position, mut value)) in record.positions.iter().zip(values).enumerate() {
