@@ -36,6 +36,12 @@ impl NetworkEvaluator {
         NetworkEvaluator::new(InferenceNetwork::new(network, config))
     }
 
+    /// The evaluator with its 3×3 convolutions run as Winograd's F(4×4,
+    /// 3×3) or not ([`InferenceNetwork::with_winograd`]).
+    pub fn with_winograd(self, winograd: bool) -> NetworkEvaluator {
+        NetworkEvaluator::new(self.network.with_winograd(winograd))
+    }
+
     /// The network.
     pub fn network(&self) -> &InferenceNetwork {
         &self.network

@@ -151,17 +151,56 @@ pub(super) fn matmul_bias(
     k: usize,
     n: usize,
 ) {
-    assert!(lhs.len() >= m * k && rhs.len() >= k * n && bias.len() == n && output.len() >= m * n);
+    assert!(bias.len() == n && output.len() >= m * n);
     for row in output[..m * n].chunks_exact_mut(n) {
         row.copy_from_slice(bias);
     }
+    gemm_into((lhs, k), rhs, (output, n), (m, k, n), true);
+}
+
+/// `output[m×n] = lhs[m×k] · rhs[k×n]` on the calling thread, all
+/// row-major, the rows of `lhs` and `output` `lhs_stride` and
+/// `output_stride` apart (at least k and n: the rows of several products
+/// may interleave).
+pub(super) fn matmul(
+    (lhs, lhs_stride): (&[f32], usize),
+    rhs: &[f32],
+    (output, output_stride): (&mut [f32], usize),
+    (m, k, n): (usize, usize, usize),
+) {
+    if k == 0 {
+        for row in 0..m {
+            output[row * output_stride..][..n].fill(0.0);
+        }
+    }
+    gemm_into(
+        (lhs, lhs_stride),
+        rhs,
+        (output, output_stride),
+        (m, k, n),
+        false,
+    );
+}
+
+/// `output += lhs · rhs` (`accumulate`) or `output = lhs · rhs`.
+fn gemm_into(
+    (lhs, lhs_stride): (&[f32], usize),
+    rhs: &[f32],
+    (output, output_stride): (&mut [f32], usize),
+    (m, k, n): (usize, usize, usize),
+    accumulate: bool,
+) {
     if m == 0 || n == 0 || k == 0 {
         return;
     }
+    assert!(lhs_stride >= k && output_stride >= n);
+    assert!(lhs.len() >= (m - 1) * lhs_stride + k && rhs.len() >= k * n);
+    assert!(output.len() >= (m - 1) * output_stride + n);
     #[allow(unsafe_code)]
-    // SAFETY: the assertion above keeps every access of the m×k, k×n and m×n
-    // row-major matrices (column stride 1, row strides k, n, n) inside the
-    // slices, and `output` does not alias the inputs (it is borrowed mutably).
+    // SAFETY: the assertions above keep every access of the m×k, k×n and
+    // m×n row-major matrices (column stride 1, row strides `lhs_stride`, n,
+    // `output_stride`) inside the slices, and `output` does not alias the
+    // inputs (it is borrowed mutably).
     unsafe {
         gemm::gemm(
             m,
@@ -169,11 +208,11 @@ pub(super) fn matmul_bias(
             k,
             output.as_mut_ptr(),
             1,
-            n as isize,
-            true,
+            output_stride as isize,
+            accumulate,
             lhs.as_ptr(),
             1,
-            k as isize,
+            lhs_stride as isize,
             rhs.as_ptr(),
             1,
             n as isize,

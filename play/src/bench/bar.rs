@@ -4,7 +4,9 @@ use grandmaitre_engine::seats::Seats;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use grandmaitre_model::Calibration;
 use grandmaitre_model::bar::{self, BAR_SIMULATIONS};
+use grandmaitre_model::inference::NetworkEvaluator;
 
 use crate::players::ModelChoice;
 use crate::registry::Registered;
@@ -34,12 +36,39 @@ impl std::fmt::Display for BarTimes {
     }
 }
 
+/// The bar's times, and where its network runs Winograd's convolutions,
+/// the same positions' times with im2col ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarBench {
+    /// The bar as it runs.
+    pub times: BarTimes,
+    /// The bar with the im2col convolutions, if the network runs
+    /// Winograd's.
+    pub im2col: Option<BarTimes>,
+}
+
+impl std::fmt::Display for BarBench {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.times)?;
+        if let Some(im2col) = &self.im2col {
+            write!(
+                f,
+                "\nthe same with im2col convolutions instead of Winograd's: mean {:.2} ms, median {:.2} ms (Winograd's {:.2}× faster on the mean)",
+                im2col.mean,
+                im2col.median,
+                im2col.mean / self.times.mean
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// Times the bar of `model` on `positions` positions of random games, one
 /// thread, without the book (the search is what costs).
-pub fn bar<G: Registered>(game: &G, model: &ModelChoice, positions: usize) -> Result<BarTimes> {
-    let model = model.load(game)?;
-    let calibration = model.calibration(game).cloned();
-    let evaluator = model.evaluator;
+pub fn bar<G: Registered>(game: &G, model: &ModelChoice, positions: usize) -> Result<BarBench> {
+    let loaded = model.load(game)?;
+    let calibration = loaded.calibration(game).cloned();
+    let evaluator = loaded.evaluator;
     // Timed without the book: the search is what costs.
     let states: Vec<G::State> =
         grandmaitre_engine::game::random_states(game, positions.max(1), 12, 7)
@@ -50,42 +79,52 @@ pub fn bar<G: Registered>(game: &G, model: &ModelChoice, positions: usize) -> Re
         .num_threads(1)
         .build()
         .context("starting one thread")?;
-    let mut times: Vec<f64> = pool.install(|| {
-        // Warm the buffers once.
+    let im2col = if evaluator.network().uses_winograd() {
+        let evaluator = model.load(game)?.evaluator.with_winograd(false);
+        Some(pool.install(|| time(game, &states, &evaluator, calibration.as_ref())))
+    } else {
+        None
+    };
+    let times = pool.install(|| time(game, &states, &evaluator, calibration.as_ref()));
+    Ok(BarBench { times, im2col })
+}
+
+/// The bar's times at `states` on the calling thread.
+fn time<G: Registered>(
+    game: &G,
+    states: &[G::State],
+    evaluator: &NetworkEvaluator,
+    calibration: Option<&Calibration>,
+) -> BarTimes {
+    let shown = |state: &G::State| {
         bar::bar(
             game,
-            &states[0],
-            &evaluator,
-            calibration.as_ref(),
+            state,
+            evaluator,
+            calibration,
             None,
             &Seats::DEFAULT,
             &[],
-        );
-        states
-            .iter()
-            .map(|state| {
-                let start = Instant::now();
-                std::hint::black_box(bar::bar(
-                    game,
-                    state,
-                    &evaluator,
-                    calibration.as_ref(),
-                    None,
-                    &Seats::DEFAULT,
-                    &[],
-                ));
-                start.elapsed().as_secs_f64() * 1000.0
-            })
-            .collect()
-    });
+        )
+    };
+    // Warm the buffers once.
+    shown(&states[0]);
+    let mut times: Vec<f64> = states
+        .iter()
+        .map(|state| {
+            let start = Instant::now();
+            std::hint::black_box(shown(state));
+            start.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
     times.sort_by(f64::total_cmp);
     let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
     let mean = times.iter().sum::<f64>() / times.len() as f64;
-    Ok(BarTimes {
+    BarTimes {
         positions: times.len(),
         mean,
         median: at(0.5),
         percentile_95: at(0.95),
         max: at(1.0),
-    })
+    }
 }

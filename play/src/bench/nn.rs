@@ -47,6 +47,10 @@ pub fn nn<G: Hints>(game: &G, settings: &NnSettings, out: &mut dyn Write) -> Res
         save(game, &network, &config, path)?;
     }
     let fast = InferenceNetwork::new(&network, &config);
+    // The im2col convolutions beside Winograd's, where Winograd's run.
+    let im2col = fast
+        .uses_winograd()
+        .then(|| InferenceNetwork::new(&network, &config).with_winograd(false));
     let flops = 2.0 * config.multiply_adds() as f64;
     writeln!(
         out,
@@ -59,6 +63,15 @@ pub fn nn<G: Hints>(game: &G, settings: &NnSettings, out: &mut dyn Write) -> Res
         config.multiply_adds() as f64 / 1e6,
         flops / 1e6
     )?;
+    writeln!(
+        out,
+        "3×3 convolutions: {}",
+        if fast.uses_winograd() {
+            "Winograd's F(4×4, 3×3) (GFLOP/s: the direct convolutions' multiply-adds per second)"
+        } else {
+            "im2col and one GEMM"
+        }
+    )?;
     let threads = rayon::current_num_threads();
     writeln!(
         out,
@@ -69,11 +82,17 @@ pub fn nn<G: Hints>(game: &G, settings: &NnSettings, out: &mut dyn Write) -> Res
     let planes_per_position = config.input_planes * config.cells();
     let largest = batches.iter().copied().max().unwrap_or(1).max(256);
     let planes = random_planes(game, largest, planes_per_position);
-    writeln!(
-        out,
-        "batch   ours pos/s (GFLOP/s)   burn-{} pos/s   ours/burn",
-        burn_backend.map_or("none".to_string(), |backend| backend.to_string())
-    )?;
+    let burn_name = burn_backend.map_or("none".to_string(), |backend| backend.to_string());
+    match im2col {
+        Some(_) => writeln!(
+            out,
+            "batch   ours pos/s (GFLOP/s)   im2col pos/s   ours/im2col   burn-{burn_name} pos/s   ours/burn"
+        )?,
+        None => writeln!(
+            out,
+            "batch   ours pos/s (GFLOP/s)   burn-{burn_name} pos/s   ours/burn"
+        )?,
+    }
     let mut ours_at = Vec::new();
     for &batch in batches {
         let input = &planes[..batch * planes_per_position];
@@ -84,6 +103,12 @@ pub fn nn<G: Hints>(game: &G, settings: &NnSettings, out: &mut dyn Write) -> Res
             black_box((&policy, &wdl));
         });
         ours_at.push((batch, ours));
+        let direct = im2col.as_ref().map(|im2col| {
+            positions_per_second(batch, settings.seconds, || {
+                im2col.forward(input, &mut policy, &mut wdl, &mut []);
+                black_box((&policy, &wdl));
+            })
+        });
         let burn = burn_backend
             .map(|backend| -> Result<f64> {
                 let device = backend.device(false).map_err(anyhow::Error::msg)?;
@@ -97,19 +122,14 @@ pub fn nn<G: Hints>(game: &G, settings: &NnSettings, out: &mut dyn Write) -> Res
                 }))
             })
             .transpose()?;
-        match burn {
-            Some(burn) => writeln!(
-                out,
-                "{batch:>5}   {ours:>10.0} ({:>6.1})   {burn:>14.0}   {:>9.2}",
-                ours * flops / 1e9,
-                ours / burn
-            )?,
-            None => writeln!(
-                out,
-                "{batch:>5}   {ours:>10.0} ({:>6.1})",
-                ours * flops / 1e9
-            )?,
+        let mut row = format!("{batch:>5}   {ours:>10.0} ({:>6.1})", ours * flops / 1e9);
+        if let Some(direct) = direct {
+            row += &format!("   {direct:>12.0}   {:>11.2}", ours / direct);
         }
+        if let Some(burn) = burn {
+            row += &format!("   {burn:>14.0}   {:>9.2}", ours / burn);
+        }
+        writeln!(out, "{row}")?;
     }
     mcts_speed(
         game,
