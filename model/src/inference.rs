@@ -26,8 +26,13 @@ use kernels::{apply_mask, conv1, dense, matmul_bias, pair_products, pool, relu_i
 
 /// Positions per thread below which a batch is not split.
 const MIN_POSITIONS_PER_THREAD: usize = 4;
-/// Positions run through the network together by one thread.
+/// Positions run through the network together by one thread, at most (the
+/// im2col buffer of 32 positions of a 15 × 15 board fits the cache).
 const MAX_POSITIONS_PER_TILE: usize = 32;
+/// Board tiles of Winograd's convolutions run together by one thread, at
+/// most (their transformed inputs and products stay in the cache: 128
+/// tiles × 36 points × 32 channels × 4 bytes is 0.6 MB each).
+const MAX_WINOGRAD_TILES: usize = 128;
 
 /// A convolution as the GEMM's right-hand matrix `[tap][input][output]`.
 #[derive(Clone, Debug)]
@@ -273,6 +278,16 @@ impl InferenceNetwork {
         self.winograd
     }
 
+    /// Positions one thread runs together.
+    fn positions_per_tile(&self) -> usize {
+        if self.winograd {
+            let (rows, columns) = winograd::tiles(self.config.height, self.config.width);
+            (MAX_WINOGRAD_TILES / (rows * columns).max(1)).clamp(1, MAX_POSITIONS_PER_TILE)
+        } else {
+            MAX_POSITIONS_PER_TILE
+        }
+    }
+
     /// The network's shape.
     pub fn config(&self) -> &NetworkConfig {
         &self.config
@@ -341,10 +356,10 @@ impl InferenceNetwork {
         } else {
             self.threads
         };
-        // Tiles of at most MAX_POSITIONS_PER_TILE positions keep the im2col
+        // Tiles of at most positions_per_tile positions keep the im2col
         // buffer in cache; tiles go to the threads in turn.
         let tiles = batch
-            .div_ceil(MAX_POSITIONS_PER_TILE)
+            .div_ceil(self.positions_per_tile())
             .max((batch / MIN_POSITIONS_PER_THREAD).clamp(1, threads));
         let tile = batch.div_ceil(tiles).max(1);
         // Each tile's outputs; the optional ones empty when not wanted.
