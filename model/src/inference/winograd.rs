@@ -264,16 +264,25 @@ fn transform_inputs_body(
     } = shape;
     let (padded_height, padded_width) = shape.padded();
     let cells = height * width;
-    padded.fill(0.0);
-    for b in 0..batch {
+    // The board's rows inside a border of zeros (written each time: the
+    // buffer serves convolutions of other widths between calls).
+    let row_length = padded_width * cin;
+    for (b, board) in padded[..batch * padded_height * row_length]
+        .chunks_exact_mut(padded_height * row_length)
+        .enumerate()
+    {
+        board[..row_length].fill(0.0);
+        board[(height + 1) * row_length..].fill(0.0);
         for y in 0..height {
             let from = (b * cells + y * width) * cin;
-            let to = ((b * padded_height + y + 1) * padded_width + 1) * cin;
-            padded[to..to + width * cin].copy_from_slice(&input[from..from + width * cin]);
+            let row = &mut board[(y + 1) * row_length..(y + 2) * row_length];
+            row[..cin].fill(0.0);
+            row[cin..(width + 1) * cin].copy_from_slice(&input[from..from + width * cin]);
+            row[(width + 1) * cin..].fill(0.0);
         }
     }
     // Down each column, then along each row.
-    let row_stride = padded_width * cin;
+    let row_stride = row_length;
     for b in 0..batch {
         for ty in 0..tile_rows {
             for tx in 0..tile_columns {
