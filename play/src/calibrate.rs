@@ -372,7 +372,9 @@ pub fn calibrate<G: Registered>(
         "# Calibration of the win-probability bar\n\n```\n{}```\n\n{table}\n\
              ECE: expected calibration error over {BINS} equal-width bins of the predicted \
              probability of each outcome; intervals: 95 %, bootstrap over {BOOTSTRAP_SAMPLES} \
-             resamples of the held-out games. Reliability diagrams: `reliability.png`, and per \
+             resamples of the held-out games; by chance alone: the worst-outcome ECE a \
+             calibrated bar would show on the same games, roughly (per bin, the binomial error \
+             of its frequency with each game that reaches it counted once). Reliability diagrams: `reliability.png`, and per \
              side to move `reliability-by-side.png` (bins of fewer than {MIN_PLOTTED_POSITIONS} \
              positions left out). Parity swing: the bar where {first} is to move less the mean \
              of its two neighbours.\n",

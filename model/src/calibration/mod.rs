@@ -602,6 +602,41 @@ pub fn reliability(
         .collect()
 }
 
+/// The calibration error of outcome `class` that a calibrated bar would
+/// show by chance alone on these games (each game's predictions), roughly:
+/// per bin, the binomial error of its observed frequency with each game
+/// that reaches the bin counted once (a game's positions share its
+/// outcome), √(2/π · p(1 − p) / games), weighed by the bin's positions as
+/// [`expected_calibration_error`] weighs them. A measured error near it
+/// cannot be told from a calibrated bar on so few games.
+pub fn ece_noise_floor(games: &[&[[f64; 3]]], class: usize, bins: usize) -> f64 {
+    // Per bin: positions, their summed prediction, games reaching it.
+    let mut sums = vec![(0usize, 0f64, 0usize); bins];
+    let mut reached = vec![false; bins];
+    for predictions in games {
+        reached.fill(false);
+        for p in *predictions {
+            let x = p[class].clamp(0.0, 1.0);
+            let bin = ((x * bins as f64) as usize).min(bins - 1);
+            sums[bin].0 += 1;
+            sums[bin].1 += x;
+            if !reached[bin] {
+                reached[bin] = true;
+                sums[bin].2 += 1;
+            }
+        }
+    }
+    let positions: usize = sums.iter().map(|s| s.0).sum();
+    sums.iter()
+        .filter(|(count, _, _)| *count > 0)
+        .map(|&(count, total, games)| {
+            let p = total / count as f64;
+            count as f64 * (2.0 / std::f64::consts::PI * p * (1.0 - p) / games as f64).sqrt()
+        })
+        .sum::<f64>()
+        / positions.max(1) as f64
+}
+
 /// Mean Brier score: the squared distance between the prediction and the
 /// one-hot outcome, summed over the three outcomes.
 pub fn brier(predictions: &[[f64; 3]], outcomes: &[usize]) -> f64 {

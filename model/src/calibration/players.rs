@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::measure::{BOOTSTRAP_SAMPLES, Metrics, interval};
+use super::measure::{BINS, BOOTSTRAP_SAMPLES, Metrics, interval};
 use super::moves::{Belief, MoveModel, Seen};
 use super::records::Played;
 use super::{sigmoid, solve};
@@ -615,15 +615,16 @@ pub fn predictions(
     (predictions, outcomes)
 }
 
-/// The metrics of the model on `games` told `seats`, and the 95 %
-/// interval of each of [`Metrics::values`] from a bootstrap over whole
-/// games.
+/// The metrics of the model on `games` told `seats`, the 95 % interval of
+/// each of [`Metrics::values`] from a bootstrap over whole games, and the
+/// worst-outcome calibration error a calibrated bar would show by chance
+/// on these games ([`super::ece_noise_floor`]).
 pub fn measure(
     model: &PlayersModel,
     games: &[&Played],
     told: TellsOf<'_>,
     seed: u64,
-) -> (Metrics, [[f64; 2]; 6]) {
+) -> (Metrics, [[f64; 2]; 6], f64) {
     // Each game's predictions once; the bootstrap resamples games.
     let per_game: Vec<(Vec<[f64; 3]>, Vec<usize>)> = games
         .iter()
@@ -648,7 +649,11 @@ pub fn measure(
         .collect();
     let intervals =
         std::array::from_fn(|metric| interval(samples.iter().map(|s| s[metric]).collect()));
-    (metrics, intervals)
+    let shown: Vec<&[[f64; 3]]> = per_game.iter().map(|(p, _)| p.as_slice()).collect();
+    let floor = (0..3)
+        .map(|class| super::ece_noise_floor(&shown, class, BINS))
+        .fold(0.0, f64::max);
+    (metrics, intervals, floor)
 }
 
 #[cfg(test)]

@@ -174,3 +174,47 @@ fn brier_score_of_certain_predictions() {
     let predictions = [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]];
     assert_eq!(brier(&predictions, &[0, 2]), 1.0);
 }
+
+#[test]
+fn the_noise_floor_is_the_error_a_calibrated_bar_shows_by_chance() {
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let mut rng = SmallRng::seed_from_u64(7);
+    // Games of one position each, whose first outcome happens with exactly
+    // the probability said: a calibrated bar.
+    let games = 400;
+    let (mut measured, mut floor) = (0.0, 0.0);
+    let trials = 200;
+    for _ in 0..trials {
+        let predictions: Vec<[f64; 3]> = (0..games)
+            .map(|_| {
+                let p = rng.random_range(0.0..1.0);
+                [p, 0.0, 1.0 - p]
+            })
+            .collect();
+        let outcomes: Vec<usize> = predictions
+            .iter()
+            .map(|p| if rng.random_bool(p[0]) { 0 } else { 2 })
+            .collect();
+        measured += expected_calibration_error(&predictions, &outcomes, 0, 15);
+        let each: Vec<&[[f64; 3]]> = predictions.chunks(1).collect();
+        floor += ece_noise_floor(&each, 0, 15);
+    }
+    let ratio = measured / floor;
+    assert!((0.85..1.15).contains(&ratio), "{measured} against {floor}");
+    // The same positions five times over in each game are still one game's
+    // worth of evidence; five times the games is √5 less noise.
+    let one = [[0.3, 0.0, 0.7]];
+    let five = [[0.3, 0.0, 0.7]; 5];
+    let few: Vec<&[[f64; 3]]> = vec![&one[..]; 100];
+    let repeated: Vec<&[[f64; 3]]> = vec![&five[..]; 100];
+    let many: Vec<&[[f64; 3]]> = vec![&one[..]; 500];
+    let (few, repeated, many) = (
+        ece_noise_floor(&few, 0, 15),
+        ece_noise_floor(&repeated, 0, 15),
+        ece_noise_floor(&many, 0, 15),
+    );
+    assert!((few - repeated).abs() < 1e-12);
+    assert!((few / many - 5f64.sqrt()).abs() < 1e-9);
+    assert!((few - (2.0 / std::f64::consts::PI * 0.21 / 100.0).sqrt()).abs() < 1e-12);
+}

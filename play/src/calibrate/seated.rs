@@ -176,19 +176,19 @@ pub(super) fn seated_report(
     }
     let _ = writeln!(
         table,
-        "\n| held-out games, told who played | games | positions | worst-outcome ECE | Brier | log-loss |\n|---|---|---|---|---|---|"
+        "\n| held-out games, told who played | games | positions | worst-outcome ECE | by chance alone | Brier | log-loss |\n|---|---|---|---|---|---|---|"
     );
     let mut rows = Vec::new();
     for (name, games, seats) in groups {
         if games.is_empty() {
             continue;
         }
-        let (metrics, intervals) = players::measure(&model, &games, &*seats, seed);
+        let (metrics, intervals, floor) = players::measure(&model, &games, &*seats, seed);
         let [low, high] = intervals[3];
         let positions: usize = games.iter().map(|g| g.predictions.len()).sum();
         let _ = writeln!(
             table,
-            "| {name} | {} | {positions} | {:.4} [{low:.4}, {high:.4}] | {:.4} | {:.4} |",
+            "| {name} | {} | {positions} | {:.4} [{low:.4}, {high:.4}] | {floor:.4} | {:.4} | {:.4} |",
             games.len(),
             metrics.worst_ece(),
             metrics.brier,
@@ -200,6 +200,7 @@ pub(super) fn seated_report(
             "positions": positions,
             "ece_worst": metrics.worst_ece(),
             "ece_worst_interval": [low, high],
+            "ece_worst_by_chance": floor,
             "brier": metrics.brier,
             "log_loss": metrics.log_loss,
         }));
