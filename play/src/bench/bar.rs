@@ -79,13 +79,12 @@ pub fn bar<G: Registered>(game: &G, model: &ModelChoice, positions: usize) -> Re
         .num_threads(1)
         .build()
         .context("starting one thread")?;
-    let im2col = if evaluator.network().uses_winograd() {
-        let evaluator = model.load(game)?.evaluator.with_winograd(false);
-        Some(pool.install(|| time(game, &states, &evaluator, calibration.as_ref())))
-    } else {
-        None
-    };
     let times = pool.install(|| time(game, &states, &evaluator, calibration.as_ref()));
+    // The same network with im2col convolutions, where it runs Winograd's.
+    let im2col = evaluator.network().uses_winograd().then(|| {
+        let evaluator = evaluator.with_winograd(false);
+        pool.install(|| time(game, &states, &evaluator, calibration.as_ref()))
+    });
     Ok(BarBench { times, im2col })
 }
 
