@@ -306,6 +306,7 @@ mod tests {
                 moves: vec![100; 10],
                 tempering: 1.0,
             }),
+            search_ridge: None,
         };
         // Light always plays its favourite move, Dark its least liked.
         let mut state = game.initial_state();

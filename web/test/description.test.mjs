@@ -276,6 +276,42 @@ describe(`damaged descriptions of ${descriptionFile}`, { skip: !existsSync(descr
     }
   });
 
+  test("a bar fitted from the search's log-odds is the bar with the log_odds weight shifted by one", async (t) => {
+    const players = original.calibration?.players;
+    if (!players) {
+      t.skip('the model has no bar for who plays');
+      return;
+    }
+    // Where search_ridge is given, the second player's logit adds the
+    // search's ln P(second) - ln P(first), which is minus the log_odds
+    // feature: the same model as one without it whose log_odds weight of
+    // that logit is one less.
+    const logOdds = players.features.indexOf('log_odds');
+    const withRidge = (shift) => {
+      const description = structuredClone(original);
+      description.calibration.players.search_ridge = 100;
+      description.calibration.players.weights[1][logOdds] += shift;
+      return GrandMaitre.load(standInOrt, { model: new Uint8Array(0), description, book: bookText });
+    };
+    const plain = await GrandMaitre.load(standInOrt, { model: new Uint8Array(0), description: original, book: bookText });
+    const [shifted, unshifted] = await Promise.all([withRidge(1), withRidge(0)]);
+    let differing = 0;
+    for (const position of ['3L1/5/5/1D3/DL1DL l - 6', '5/5/L2LL/D4/2D2 d - 5', 'LDLD1/3D1/L1D1D/1LL2/1D1D1 l d5 14']) {
+      for (const players of [{ light: 10, dark: 10 }, { light: 3, dark: 8 }, { light: 'human', dark: 6 }]) {
+        const expected = await plain.bar(position, { players });
+        const said = await shifted.bar(position, { players });
+        assert.equal(said.seated, true);
+        for (const outcome of ['light', 'draw', 'dark']) {
+          assert.ok(Math.abs(said[outcome] - expected[outcome]) < 1e-12, `${position} ${JSON.stringify(players)} ${outcome}: ${said[outcome]} for ${expected[outcome]}`);
+        }
+        const other = await unshifted.bar(position, { players });
+        differing += Math.abs(other.light - expected.light) > 1e-6 ? 1 : 0;
+      }
+    }
+    // The search's log-odds are read: without the shift the bar moves.
+    assert.ok(differing > 0);
+  });
+
   test('descriptions that are not objects are refused with one line', async () => {
     for (const description of [undefined, null, 0, 'model.json', true]) {
       assert.equal(await check(description, String(description)), 'refused');

@@ -255,9 +255,25 @@ function seatedModelOf(description, barSimulations) {
     playsItsBest: numbers((players.plays_its_best ?? []).map(Number), 10, 'calibration.players.plays_its_best').map(Boolean),
     plyScale: numbers([players.ply_scale], 1, 'calibration.players.ply_scale')[0],
     weights: [0, 1].map((k) => numbers(players.weights?.[k], count, `calibration.players.weights[${k}]`)),
+    // Whether the second player's win's logit is the search's log-odds
+    // plus the weights'.
+    fromSearch: searchRidgeOf(players.search_ridge),
     humanLevels: numbers(players.human_levels, players.human_levels?.length ?? -1, 'calibration.players.human_levels'),
     moves: moveModelOf(players.moves),
   };
+}
+
+/**
+ * Whether `calibration.players.search_ridge` is given (the second player's
+ * win's weights are offsets from the search's log-odds, fitted under that
+ * ridge) or null (the weights' logits alone).
+ */
+function searchRidgeOf(ridge) {
+  if (ridge === null || ridge === undefined) {
+    return false;
+  }
+  numbers([ridge], 1, 'calibration.players.search_ridge');
+  return true;
 }
 
 /**
@@ -370,6 +386,21 @@ function seatedFeatures(model, { wdl, proof, side, ply }, levels) {
 }
 
 /**
+ * The offsets of the draw's logit and of the second player's win's where
+ * the weights are fitted as offsets from the search: none for the draw,
+ * the search's own log-odds of the second player's win over the first's
+ * (each probability floored) for the second player's win; none where the
+ * result is proven (as the engine's).
+ */
+function searchLogits({ wdl, proof }) {
+  if (proof !== null && proof !== undefined) {
+    return [0, 0];
+  }
+  const [w, , l] = wdl.map((p) => Math.log(Math.max(p, SEATED_LOG_FLOOR)));
+  return [0, l - w];
+}
+
+/**
  * P(first wins), P(draw), P(second wins) of a reading for levels `[a, b]`:
  * certain where a proven win is kept by the winner's level (it plays its
  * best, and the proof is the book's, or the game's best levels ask the
@@ -382,7 +413,8 @@ function wdlAtLevels(model, reading, levels) {
   }
   const x = seatedFeatures(model, reading, levels);
   const dot = (w) => w.reduce((total, weight, i) => total + weight * x[i], 0);
-  const fitted = softmax([0, dot(model.weights[0]), dot(model.weights[1])]);
+  const offsets = model.fromSearch ? searchLogits(reading) : [0, 0];
+  const fitted = softmax([0, offsets[0] + dot(model.weights[0]), offsets[1] + dot(model.weights[1])]);
   if (winsNow === null || winsNow === undefined) {
     return fitted;
   }

@@ -50,7 +50,7 @@ fn fitted_on_conversions() -> PlayersModel {
         .flat_map(|&(levels, rate)| games(levels, rate))
         .collect();
     let all: Vec<&Played> = played.iter().collect();
-    fit(&all).expect("a fit")
+    fit(&all, &RIDGES).expect("a fit").0
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn a_proven_win_is_converted_by_strength_not_certain() {
     played.extend(games([10, 1], 0.99));
     played.extend(games([1, 10], 0.01));
     let all: Vec<&Played> = played.iter().collect();
-    let model = fit(&all).expect("a fit");
+    let model = fit(&all, &RIDGES).expect("a fit").0;
     let at = |levels: [u32; 2]| {
         let reading = Reading {
             wdl: ForPlayers([1.0, 0.0, 0.0]),
@@ -195,7 +195,140 @@ fn a_stored_model_of_other_features_is_refused() {
     let mut more = games([2, 10], 0.3);
     more.extend(played);
     let all: Vec<&Played> = more.iter().collect();
-    let mut model = fit(&all).expect("a fit");
+    let mut model = fit(&all, &RIDGES).expect("a fit").0;
     model.features_version += 1;
     assert!(model.check().is_err());
+}
+
+#[test]
+fn weights_of_nothing_split_the_decisive_results_as_the_search_does() {
+    let mut model = fitted_on_conversions();
+    model.weights = [vec![0.0; FEATURES.len()], vec![0.0; FEATURES.len()]];
+    model.search_ridge = Some(0.0);
+    let p = model.at_levels(&reading(), [4, 9]);
+    assert!((p[2] / p[0] - 0.3 / 0.7).abs() < 1e-12, "{p:?}");
+    // The draw's logit is the weights' alone: 0, as the first player's.
+    assert!((p[1] - p[0]).abs() < 1e-12, "{p:?}");
+    // Where the result is proven the search has no say.
+    let proven = Reading {
+        proof: Some(0),
+        ..reading()
+    };
+    let even = model.at_levels(&proven, [4, 9]);
+    assert!(
+        even.iter().all(|&q| (q - 1.0 / 3.0).abs() < 1e-12),
+        "{even:?}"
+    );
+    // Without the search's log-odds the same weights say nothing.
+    model.search_ridge = None;
+    let even = model.at_levels(&reading(), [4, 9]);
+    assert!(
+        even.iter().all(|&q| (q - 1.0 / 3.0).abs() < 1e-12),
+        "{even:?}"
+    );
+}
+
+/// Games of `levels` whose results follow the bar's reading exactly: the
+/// bar of each game one of five, the first player winning each game with
+/// that probability (drawn with `seed`).
+fn games_as_the_search_reads(levels: [u32; 2], count: usize, seed: u64) -> Vec<Played> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..count)
+        .map(|index| {
+            let p = [0.15, 0.3, 0.5, 0.7, 0.85][index % 5];
+            Played {
+                predictions: vec![[p as f32, 0.0, 1.0 - p as f32]; 6],
+                network: vec![[0.5, 0.0, 0.5]; 6],
+                sides: vec![0, 1, 0, 1, 0, 1],
+                result: if rng.random::<f64>() < p { 0 } else { 2 },
+                levels: Some(levels),
+                proofs: vec![None; 6],
+                first_ply: Some(2),
+                ..Played::default()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn where_the_search_reads_the_games_right_the_fit_keeps_its_reading() {
+    // Level 10 against itself converts as the search reads; two lopsided
+    // pairings show what the ratings say.
+    let mut played = games_as_the_search_reads([10, 10], 1000, 7);
+    played.extend(games([10, 2], 0.97));
+    played.extend(games([2, 10], 0.2));
+    let all: Vec<&Played> = played.iter().collect();
+    let (model, choice) = fit(&all, &RIDGES).expect("a fit");
+    assert_eq!(choice.log_losses.len(), RIDGES.len());
+    let least = choice
+        .log_losses
+        .iter()
+        .map(|&(_, loss)| loss)
+        .fold(f64::INFINITY, f64::min);
+    assert!(choice.log_losses.contains(&(choice.chosen, least)));
+    assert_eq!(model.search_ridge, Some(choice.chosen));
+    for p in [0.15, 0.3, 0.5, 0.7, 0.85] {
+        let at = Reading {
+            wdl: ForPlayers([p, 0.0, 1.0 - p]),
+            ..reading()
+        };
+        let said = model.at_levels(&at, [10, 10])[0];
+        assert!((said - p).abs() < 0.05, "{p}: {said}");
+    }
+    // The pairings' conversions still come through the ratings.
+    assert!(model.at_levels(&reading(), [10, 2])[0] > 0.9);
+    assert!(model.at_levels(&reading(), [2, 10])[0] < 0.35);
+}
+
+#[test]
+fn the_search_s_log_odds_are_the_log_odds_weight_shifted_by_one() {
+    // The second player's logit adds ln P(second) − ln P(first), minus the
+    // `log_odds` feature: a model with it is the model without it whose
+    // weight of `log_odds` in that logit is one less.
+    let fitted = fitted_on_conversions();
+    let log_odds = FEATURES
+        .iter()
+        .position(|&f| f == "log_odds")
+        .expect("a feature");
+    let mut shifted = fitted.clone();
+    shifted.search_ridge = Some(100.0);
+    shifted.weights[1][log_odds] += 1.0;
+    let mut plain = fitted;
+    plain.search_ridge = None;
+    for wdl in [[0.7, 0.0, 0.3], [0.2, 0.1, 0.7], [0.99995, 0.0, 0.00005]] {
+        for proof in [None, Some(0), Some(1)] {
+            let at = Reading {
+                wdl: ForPlayers(wdl),
+                proof,
+                ..reading()
+            };
+            for levels in [[10, 10], [3, 8], [1, 10]] {
+                let [a, b] = [&plain, &shifted].map(|m| m.at_levels(&at, levels));
+                for (p, q) in a.iter().zip(b) {
+                    assert!(
+                        (p - q).abs() < 1e-12,
+                        "{wdl:?} {proof:?} {levels:?}: {a:?} {b:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_heavy_ridge_leaves_the_search_its_split_where_the_games_cannot_tell() {
+    // Level 10 against itself converts the search's 70 % into 90 % in
+    // these games. The lightest ridge learns it; the heaviest keeps the
+    // search's split of the decisive results, the pairings' terms aside.
+    let played: Vec<Played> = CONVERSIONS
+        .iter()
+        .flat_map(|&(levels, rate)| games(levels, rate))
+        .collect();
+    let all: Vec<&Played> = played.iter().collect();
+    let [light, heavy] = [0.0, 1e6].map(|ridge| fit(&all, &[ridge]).expect("a fit").0);
+    assert_eq!(heavy.search_ridge, Some(1e6));
+    let [free, kept] = [&light, &heavy].map(|m| m.at_levels(&reading(), [10, 10]));
+    assert!((free[0] - 0.9).abs() < 0.02, "{free:?}");
+    assert!((kept[0] - 0.7).abs() < 0.02, "{kept:?}");
+    assert!((kept[2] / kept[0] - 0.3 / 0.7).abs() < 0.01, "{kept:?}");
 }

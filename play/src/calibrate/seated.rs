@@ -61,7 +61,9 @@ pub(super) fn seated_report(
     seed: u64,
     table: &mut String,
 ) -> Option<(PlayersModel, Vec<serde_json::Value>)> {
-    let mut model = players::fit(fit).ok().filter(|m| m.pairings.len() >= 3)?;
+    let (mut model, ridge) = players::fit(fit, &players::RIDGES)
+        .ok()
+        .filter(|(m, _)| m.pairings.len() >= 3)?;
     if fit.iter().any(|g| !g.seen.is_empty()) {
         let mut fitted = moves::fit(&moves::level_moves(fit));
         moves::fit_tempering(&mut fitted, &moves::players_moves(fit));
@@ -156,6 +158,18 @@ pub(super) fn seated_report(
             .map(|(k, r)| format!("{} {r:.0}", k + 1))
             .collect::<Vec<_>>()
             .join(", ")
+    );
+    let _ = writeln!(
+        table,
+        "\nThe second player's win's weights are offsets from the search's own log-odds, under a ridge towards it chosen by {}-fold cross-validation over the fitting games (log-loss per position: {}): λ = {}.",
+        players::FOLDS,
+        ridge
+            .log_losses
+            .iter()
+            .map(|(ridge, loss)| format!("λ {ridge} {loss:.5}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        ridge.chosen
     );
     if let Some(moves) = &model.moves {
         let _ = writeln!(
