@@ -615,7 +615,6 @@ impl Design {
 struct Terms {
     gradient: [f64; 2 * FEATURES.len()],
     hessian: Box<[[f64; 2 * FEATURES.len()]; 2 * FEATURES.len()]>,
-    rows: usize,
 }
 
 impl Terms {
@@ -623,7 +622,6 @@ impl Terms {
         Terms {
             gradient: [0.0; 2 * FEATURES.len()],
             hessian: Box::new([[0.0; 2 * FEATURES.len()]; 2 * FEATURES.len()]),
-            rows: 0,
         }
     }
 
@@ -653,7 +651,6 @@ impl Terms {
                 self.hessian[i][K + j] += h01 * xx;
             }
         }
-        self.rows += 1;
         self
     }
 
@@ -666,7 +663,6 @@ impl Terms {
                 *a += b;
             }
         }
-        self.rows += other.rows;
         self
     }
 
