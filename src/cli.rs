@@ -152,14 +152,19 @@ pub struct ArenaArgs {
     /// openspiel:sims=N[,rollouts=R] (OpenSpiel's MCTSBot, Havannah), or
     /// mcts[:model=DIR][,sims=N][,level=L][,cpuct=C][,fpu=F][,lcb=0|1]
     /// [,temp=T][,noise=P][,decisive=0|1][,forced=K][,book=0|1][,opening=N]
-    /// [,mlh=S][,minimax=W][,single=0|1] (the network's search; the game's shipped
-    /// model without model=; book=1 plays the game's solution book where
-    /// it proves a win; opening=N makes its first N moves uniformly random;
-    /// mlh=S sets the moves-left utility's value per ply, 0 turns it off,
-    /// for a network that predicts the plies left; minimax=W weighs the
-    /// implicit minimax backups of the network's values, 0 to 1, off by
-    /// default; single=1 takes a position's only move without evaluating
-    /// the position).
+    /// [,mlh=S][,minimax=W][,single=0|1][,leafdepth=D][,rootdepth=D][,leafweight=W] (the
+    /// network's search; the game's shipped model without model=; book=1
+    /// plays the game's solution book where it proves a win; opening=N
+    /// makes its first N moves uniformly random; mlh=S sets the moves-left
+    /// utility's value per ply, 0 turns it off, for a network that predicts
+    /// the plies left; minimax=W weighs the implicit minimax backups of the
+    /// game's heuristic or the network's values, 0 to 1, off by default;
+    /// single=1 takes a position's only move without evaluating the
+    /// position; leafdepth=D searches each new position of the tree D plies
+    /// deep by alpha-beta on the game's heuristic, proving the mates it
+    /// finds, 0 to 8, off by default; rootdepth=D searches the root's moves
+    /// D plies deep instead; leafweight=W mixes that search's score
+    /// into a new leaf's value, 0 to 1, 0 by default).
     #[arg(long)]
     pub a: String,
     /// Player B, in the same form.

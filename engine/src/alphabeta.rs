@@ -11,7 +11,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::agent::Agent;
-use crate::game::{Action, Game, Outcome};
+use crate::game::{Action, Game, Hints, Outcome};
 
 /// Score of a won game at the root, far above any evaluation.
 pub const WIN: i32 = 1_000_000;
@@ -52,6 +52,30 @@ impl<E> AlphaBeta<E> {
     /// The evaluation.
     pub fn evaluation(&self) -> &E {
         &self.evaluation
+    }
+
+    /// The score of `state` for the side to move: the negamax to the full
+    /// depth, ±([`WIN`] less the plies) where a side is mated within it.
+    pub fn value<G: Game>(&mut self, game: &G, state: &G::State) -> i32
+    where
+        E: Evaluation<G>,
+    {
+        self.nodes = 0;
+        self.negamax(game, state, self.depth, 0, -WIN - 1, WIN + 1)
+    }
+
+    /// The result a score of [`AlphaBeta::value`] proves for the side to
+    /// move: a win or a loss within the depth, found by looking at every
+    /// move (a draw at the depth limit proves nothing).
+    pub fn proven(&self, score: i32) -> Option<Outcome> {
+        let depth = self.depth as i32;
+        if score >= WIN - depth {
+            Some(Outcome::Win)
+        } else if score <= -WIN + depth {
+            Some(Outcome::Loss)
+        } else {
+            None
+        }
     }
 
     /// The score of every legal move at the root, for the side to move, in
@@ -120,5 +144,29 @@ impl<G: Game, E: Evaluation<G>> Agent<G> for AlphaBeta<E> {
             .map(|&(a, _)| a)
             .collect();
         ties[self.rng.random_range(0..ties.len())]
+    }
+}
+
+/// Units of [`HeuristicEvaluation`]'s scores per unit of the heuristic.
+pub const HEURISTIC_UNIT: f32 = 10_000.0;
+
+/// A game's own heuristic ([`Hints::heuristic`], between −1 and 1) as an
+/// alpha-beta evaluation, in [`HEURISTIC_UNIT`]s, its moves in the order
+/// of [`Hints::heuristic_moves`]: the search's short searches at its
+/// leaves. A game without a heuristic scores every live position 0, so
+/// that only wins and losses within the depth count.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HeuristicEvaluation;
+
+impl<G: Hints> Evaluation<G> for HeuristicEvaluation {
+    fn evaluate(&self, game: &G, state: &G::State) -> i32 {
+        let reading = game.heuristic(state).unwrap_or(0.0).clamp(-1.0, 1.0);
+        (reading * HEURISTIC_UNIT).round() as i32
+    }
+
+    fn ordered_moves(&self, game: &G, state: &G::State) -> Vec<Action> {
+        let mut moves = Vec::new();
+        game.heuristic_moves(state, &mut moves);
+        moves
     }
 }

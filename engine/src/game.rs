@@ -465,6 +465,14 @@ pub trait Hints: Game {
         None
     }
 
+    /// Every legal move of `state`, written to `moves` (cleared first) in
+    /// the order the short alpha-beta searches on [`Hints::heuristic`]
+    /// should try them, the most promising first (good ordering makes the
+    /// cut-offs): by default the rules' own order.
+    fn heuristic_moves(&self, state: &Self::State, moves: &mut Vec<Action>) {
+        self.legal_actions(state, moves);
+    }
+
     /// Each grid cell's owner once the game `state` is over, from
     /// `player`'s point of view: 1 own, −1 the opponent's, 0 nobody's or
     /// off the board, written to `owners` (height × width, row-major, as a

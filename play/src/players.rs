@@ -187,7 +187,7 @@ pub enum PlayerSpec {
 }
 
 /// Optional search settings of a network player:
-/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2,mlh=0,minimax=0.3,single=1`.
+/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2,mlh=0,minimax=0.3,single=1,leafdepth=2,rootdepth=4,leafweight=0.5`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SearchTuning {
     /// PUCT exploration constant (`cpuct`).
@@ -216,6 +216,15 @@ pub struct SearchTuning {
     /// Take a position's only move without evaluating the position
     /// (`single=1`; off by default).
     pub skip_single_moves: Option<bool>,
+    /// Plies of the alpha-beta search on the game's heuristic at each new
+    /// position of the tree (`leafdepth`; 0, none, by default).
+    pub leaf_depth: Option<u32>,
+    /// Plies of that search from the root's moves (`rootdepth`; by default
+    /// the same as `leafdepth`).
+    pub root_leaf_depth: Option<u32>,
+    /// Share of that search's score in a new leaf's value (`leafweight`,
+    /// between 0 and 1; 0 by default: its mates only).
+    pub leaf_weight: Option<f32>,
 }
 
 impl SearchTuning {
@@ -228,6 +237,9 @@ impl SearchTuning {
             forced_playouts: self.forced_playouts.unwrap_or(base.forced_playouts),
             minimax_weight: self.minimax_weight.unwrap_or(base.minimax_weight),
             skip_single_moves: self.skip_single_moves.unwrap_or(base.skip_single_moves),
+            leaf_depth: self.leaf_depth.unwrap_or(base.leaf_depth),
+            root_leaf_depth: self.root_leaf_depth.unwrap_or(base.root_leaf_depth),
+            leaf_weight: self.leaf_weight.unwrap_or(base.leaf_weight),
             moves_left: MovesLeftConfig {
                 slope: self.moves_left_slope.unwrap_or(base.moves_left.slope),
                 ..base.moves_left
@@ -300,6 +312,14 @@ impl PlayerSpec {
                 None => Ok(None),
             }
         };
+        let depth = |key: &str| -> Result<Option<u32>> {
+            match real(key)? {
+                Some(d) if d.fract() != 0.0 || d > 8.0 => {
+                    bail!("invalid player '{text}': {key} must be a whole number from 0 to 8")
+                }
+                depth => Ok(depth.map(|d| d as u32)),
+            }
+        };
         let allowed: &[&str] = match kind {
             "random" | "greedy" => &[],
             "rollout" => &["sims", "rollouts"],
@@ -307,8 +327,25 @@ impl PlayerSpec {
             "alphabeta" => &["depth"],
             "openspiel" => &["sims", "rollouts"],
             "mcts" => &[
-                "model", "sims", "cpuct", "fpu", "lcb", "temp", "noise", "level", "decisive",
-                "forced", "book", "solver", "opening", "mlh", "minimax", "single",
+                "model",
+                "sims",
+                "cpuct",
+                "fpu",
+                "lcb",
+                "temp",
+                "noise",
+                "level",
+                "decisive",
+                "forced",
+                "book",
+                "solver",
+                "opening",
+                "mlh",
+                "minimax",
+                "single",
+                "leafdepth",
+                "rootdepth",
+                "leafweight",
             ],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, greedy, rollout, uniform, alphabeta, openspiel or mcts)"
@@ -380,6 +417,14 @@ impl PlayerSpec {
                             Some(0.0) => Some(false),
                             Some(1.0) => Some(true),
                             Some(_) => bail!("invalid player '{text}': single must be 0 or 1"),
+                        },
+                        leaf_depth: depth("leafdepth")?,
+                        root_leaf_depth: depth("rootdepth")?,
+                        leaf_weight: match real("leafweight")? {
+                            Some(w) if w > 1.0 => {
+                                bail!("invalid player '{text}': leafweight must be between 0 and 1")
+                            }
+                            weight => weight,
                         },
                     },
                     book: match real("book")? {
@@ -572,6 +617,20 @@ mod tests {
             tuning.apply(base.clone()).forced_playouts,
             base.forced_playouts
         );
+        // The leaf search's three settings.
+        let spec = "mcts:leafdepth=2,rootdepth=4,leafweight=0.5";
+        let Ok(PlayerSpec::Model { tuning, .. }) = PlayerSpec::parse(spec) else {
+            panic!("{spec} parses");
+        };
+        let config = tuning.apply(base.clone());
+        assert_eq!(
+            (
+                config.leaf_depth,
+                config.root_leaf_depth,
+                config.leaf_weight
+            ),
+            (2, 4, 0.5)
+        );
     }
 
     #[test]
@@ -590,6 +649,15 @@ mod tests {
             ("mcts:book=2", "book must be 0 or 1"),
             ("mcts:solver=2", "solver must be 0 or 1"),
             ("mcts:opening=0", "opening must be a positive whole number"),
+            (
+                "mcts:leafdepth=2.5",
+                "leafdepth must be a whole number from 0 to 8",
+            ),
+            (
+                "mcts:rootdepth=9",
+                "rootdepth must be a whole number from 0 to 8",
+            ),
+            ("mcts:leafweight=2", "leafweight must be between 0 and 1"),
         ];
         for (text, expected) in cases {
             let error = format!("{:#}", PlayerSpec::parse(text).expect_err(text));

@@ -84,6 +84,15 @@ pub struct SelfPlayConfig {
     /// Take a position's only move without an evaluation
     /// (`SearchConfig::skip_single_moves`).
     pub skip_single_moves: bool,
+    /// Plies of the alpha-beta search on the game's heuristic from each
+    /// new position of the tree (`SearchConfig::leaf_depth`; 0: none).
+    pub leaf_depth: u32,
+    /// Plies of that search from the root's moves
+    /// (`SearchConfig::root_leaf_depth`).
+    pub root_leaf_depth: u32,
+    /// Share of its score in a new leaf's value
+    /// (`SearchConfig::leaf_weight`).
+    pub leaf_weight: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -107,6 +116,9 @@ impl Default for SelfPlayConfig {
             opening_walk_plies: 0,
             minimax_weight: 0.0,
             skip_single_moves: false,
+            leaf_depth: 0,
+            root_leaf_depth: 0,
+            leaf_weight: 0.0,
         }
     }
 }
@@ -136,6 +148,9 @@ impl SelfPlayConfig {
             forced_playouts: if full { self.forced_playouts } else { 0.0 },
             minimax_weight: self.minimax_weight,
             skip_single_moves: self.skip_single_moves,
+            leaf_depth: self.leaf_depth,
+            root_leaf_depth: self.root_leaf_depth,
+            leaf_weight: self.leaf_weight,
             ..SearchConfig::default()
         }
     }

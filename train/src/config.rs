@@ -459,6 +459,12 @@ impl TrainingConfig {
         if !(0.0..=1.0).contains(&self.selfplay.games.minimax_weight) {
             return Err("selfplay.minimax_weight must be between 0 and 1".to_string());
         }
+        if !(0.0..=1.0).contains(&self.selfplay.games.leaf_weight) {
+            return Err("selfplay.leaf_weight must be between 0 and 1".to_string());
+        }
+        if self.selfplay.games.leaf_depth > 8 || self.selfplay.games.root_leaf_depth > 8 {
+            return Err("selfplay.leaf_depth and root_leaf_depth must be from 0 to 8".to_string());
+        }
         let selfplay = &self.selfplay.games;
         let shares = selfplay.reverse_start_fraction + selfplay.opening_walk_fraction;
         if !(0.0..=1.0).contains(&selfplay.reverse_start_fraction)

@@ -138,6 +138,23 @@ pub struct SearchConfig {
     /// the simulation goes on through it, so that the position's value is
     /// its child's (a compulsory capture costs no evaluation).
     pub skip_single_moves: bool,
+    /// Plies of an alpha-beta search on the game's heuristic
+    /// ([`crate::Hints::heuristic`]) from each new position of the tree,
+    /// the root's children and below (minimax at the leaves, Baier and
+    /// Winands 2015): a position where it finds a side mated within that
+    /// depth is proven without an evaluation; the others keep its score,
+    /// which replaces the heuristic in the implicit minimax backups and
+    /// weighs `leaf_weight` in the value backed up. 0 turns it off.
+    pub leaf_depth: u32,
+    /// Plies of the same search from the root's moves, where it is worth
+    /// more (a mate within this depth and one ply is proven at the
+    /// move's first visit); below `leaf_depth` it is `leaf_depth`.
+    pub root_leaf_depth: u32,
+    /// The share of the leaf search's score in the value a new leaf backs
+    /// up, the evaluator's the rest: the score x (the side to move's view,
+    /// between −1 and 1) reads as a win with probability max(x, 0), a loss
+    /// with max(−x, 0) and a draw otherwise. 0: the leaf search only proves.
+    pub leaf_weight: f32,
     /// Values under the game's own rules: where the evaluator gives them
     /// apart ([`Evaluations::rules_wdl`](super::Evaluations::rules_wdl)),
     /// the search backs them up instead of its main value (the bar's
@@ -165,6 +182,9 @@ impl Default for SearchConfig {
             moves_left: MovesLeftConfig::default(),
             minimax_weight: 0.0,
             skip_single_moves: false,
+            leaf_depth: 0,
+            root_leaf_depth: 0,
+            leaf_weight: 0.0,
             rules_value: false,
         }
     }

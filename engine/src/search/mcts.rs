@@ -14,6 +14,7 @@ use super::config::{MoveChoice, RootSelection, SearchConfig};
 use super::evaluator::{EvaluationRequest, Evaluations};
 use super::gumbel::GumbelRoot;
 use super::tree::{Edge, NO_NODE, Node, NodeId, Proof, Tree, sign};
+use crate::alphabeta::{AlphaBeta, HEURISTIC_UNIT, HeuristicEvaluation};
 use crate::game::{Action, Forcing, Game, Hints, Outcome, Player};
 use crate::wdl::{ForPlayers, ToMove};
 
@@ -215,6 +216,7 @@ impl<G: Hints> Search<G> {
                 Some(&rules_wdl) if self.config.rules_value => rules_wdl,
                 _ => evaluations.wdl[offset + index],
             };
+            let wdl = self.with_leaf_score(leaf.node, wdl);
             let moves_left = evaluations.moves_left.get(offset + index).copied();
             self.moves_left_known |= moves_left.is_some();
             let side = self.tree.node(leaf.node).side;
@@ -228,6 +230,52 @@ impl<G: Hints> Search<G> {
         self.paths.clear();
         self.pending = pending;
         self.pending.clear();
+    }
+
+    /// The leaf search ([`SearchConfig::leaf_depth`]) from `state`, `depth`
+    /// plies deep: the result it proves for the side to move, or else its
+    /// score for that side, between −1 and 1.
+    pub(super) fn leaf_search(&self, state: &G::State, depth: u32) -> Result<f32, Outcome> {
+        let mut searcher = AlphaBeta::new(depth, 0, HeuristicEvaluation);
+        let score = searcher.value(&self.game, state);
+        match searcher.proven(score) {
+            Some(outcome) => Err(outcome),
+            None => Ok((score as f32 / HEURISTIC_UNIT).clamp(-1.0, 1.0)),
+        }
+    }
+
+    /// The evaluator's `wdl` of a new leaf, mixed with the leaf search's
+    /// score by `leaf_weight` where the game has a heuristic; the score is
+    /// kept for the implicit minimax backups. The children's scores are
+    /// read as they enter the tree, the root's here.
+    fn with_leaf_score(&mut self, node: NodeId, wdl: ToMove) -> ToMove {
+        if self.config.leaf_depth == 0 {
+            return wdl;
+        }
+        let current = self.tree.node(node);
+        let side = current.side;
+        if current.leaf_searched == 0 {
+            let depth = self.config.leaf_depth;
+            let score = match self.leaf_search(&current.state, depth) {
+                Ok(score) => score,
+                Err(Outcome::Win) => 1.0,
+                Err(Outcome::Loss) => -1.0,
+                Err(Outcome::Draw) => 0.0,
+            };
+            let current = self.tree.node_mut(node);
+            current.leaf_score = sign(side) * score;
+            current.leaf_searched = depth;
+        }
+        let current = self.tree.node(node);
+        let weight = self.config.leaf_weight.clamp(0.0, 1.0);
+        if weight == 0.0 || self.game.heuristic(&current.state).is_none() {
+            return wdl;
+        }
+        let score = sign(side) * current.leaf_score;
+        let read = [score.max(0.0), 1.0 - score.abs(), (-score).max(0.0)];
+        ToMove(std::array::from_fn(|k| {
+            (1.0 - weight) * wdl.0[k] + weight * read[k]
+        }))
     }
 
     /// Runs the whole search on its own with `evaluator`.
@@ -270,10 +318,13 @@ impl<G: Hints> Search<G> {
         current.raw_value = raw_value;
         if self.config.minimax_weight > 0.0 {
             let side = current.side;
-            let leaf = self
-                .game
-                .heuristic(&current.state)
-                .map_or(raw_value, |h| sign(side) * h);
+            let leaf = if current.leaf_score.is_nan() {
+                self.game
+                    .heuristic(&current.state)
+                    .map_or(raw_value, |h| sign(side) * h)
+            } else {
+                current.leaf_score
+            };
             let current = self.tree.node_mut(node);
             current.minimax_leaf = leaf;
             current.minimax = leaf;

@@ -83,6 +83,21 @@
 //! (1 − α) Q + α V in selection. The mean hides a refutation found late
 //! under many visits; V shows it as soon as it is expanded.
 //!
+//! # Leaf search
+//!
+//! With `leaf_depth` D > 0 (minimax at the leaves: Baier and Winands 2015,
+//! "MCTS-minimax hybrids"), each position is searched D plies deep by
+//! alpha-beta on the game's heuristic when it enters the tree
+//! ([`crate::alphabeta::HeuristicEvaluation`], moves in the order of
+//! `Hints::heuristic_moves`). A position where a side is mated within D
+//! plies is proven then, with no evaluation: the solver sees D plies past
+//! the tree. The others keep the score x (the side to move's view, −1 to
+//! 1), which stands for the heuristic in the implicit minimax backups, and
+//! a new leaf backs up (1 − w) · (W, D, L) + w · (max(x, 0), 1 − |x|,
+//! max(−x, 0)) with `leaf_weight` w, the evaluator's win/draw/loss the
+//! first term (w = 0 in a game without a heuristic). The root is read too,
+//! for its value, but never proven this way (it keeps its moves).
+//!
 //! # Single moves
 //!
 //! With `skip_single_moves`, a leaf with one move (after the decisive

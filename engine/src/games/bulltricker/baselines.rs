@@ -44,6 +44,13 @@ fn taken(game: &Bulltricker, state: &Position, action: Action) -> i32 {
     material(state, super::moves::captured(state, m))
 }
 
+/// The legal moves of `state`, written to `moves`, the captures first,
+/// the largest first (the rules' order among equals).
+pub(super) fn captures_first(game: &Bulltricker, state: &Position, moves: &mut Vec<Action>) {
+    game.legal_actions(state, moves);
+    moves.sort_by_cached_key(|&a| -taken(game, state, a));
+}
+
 /// The greedy player.
 #[derive(Debug)]
 pub struct GreedyAgent {
@@ -105,8 +112,7 @@ impl Evaluation<Bulltricker> for MaterialEvaluation {
 
     fn ordered_moves(&self, game: &Bulltricker, state: &Position) -> Vec<Action> {
         let mut actions = Vec::new();
-        game.legal_actions(state, &mut actions);
-        actions.sort_by_key(|&a| -taken(game, state, a));
+        captures_first(game, state, &mut actions);
         actions
     }
 }

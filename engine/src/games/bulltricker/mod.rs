@@ -634,6 +634,12 @@ impl Hints for Bulltricker {
         Some((pawns / HEURISTIC_SCALE).tanh())
     }
 
+    /// The captures first, the largest first, as the alpha-beta anchor
+    /// orders them.
+    fn heuristic_moves(&self, state: &Position, moves: &mut Vec<Action>) {
+        baselines::captures_first(self, state, moves);
+    }
+
     /// `plies` random legal moves of each side from the start, White's
     /// first, drawn uniformly with `seed`: a middle game whose material is
     /// often unbalanced (the compulsory captures of random play trade and

@@ -87,10 +87,55 @@ impl<G: Hints> Search<G> {
                 child.proof = Proof::from_outcome(outcome, child.side);
             }
         }
+        let depth = self.leaf_depth_below(node);
+        if depth > 0 && child.proof == Proof::Unknown {
+            let reading = self.leaf_search(&child.state, depth);
+            Self::read_leaf(&mut child, reading, depth);
+        }
         let id = self.tree.nodes.len() as NodeId;
         self.tree.nodes.push(child);
         self.tree.edges_of_mut(node)[edge_index].child = id;
         id
+    }
+
+    /// The depth of the leaf search from the children of `node`.
+    fn leaf_depth_below(&self, node: NodeId) -> u32 {
+        let depth = self.config.leaf_depth;
+        if depth > 0 && node == self.tree.root {
+            depth.max(self.config.root_leaf_depth)
+        } else {
+            depth
+        }
+    }
+
+    /// Records the leaf search's `reading` of `node`, `depth` plies deep:
+    /// its proof, or its score (first player's view).
+    fn read_leaf(node: &mut Node<G::State>, reading: Result<f32, Outcome>, depth: u32) {
+        match reading {
+            Err(outcome) => node.proof = Proof::from_outcome(outcome, node.side),
+            Ok(score) => node.leaf_score = sign(node.side) * score,
+        }
+        node.leaf_searched = depth;
+    }
+
+    /// The root's children that entered the tree below an earlier root
+    /// (tree reuse) searched again to the root's depth.
+    fn deepen_root_children(&mut self) {
+        let root = self.tree.root;
+        let depth = self.leaf_depth_below(root);
+        let edges = self.tree.edges_of(root).len();
+        for index in 0..edges {
+            let child = self.tree.edges_of(root)[index].child;
+            if child == NO_NODE {
+                continue;
+            }
+            let current = self.tree.node(child);
+            if current.proof != Proof::Unknown || current.leaf_searched >= depth {
+                continue;
+            }
+            let reading = self.leaf_search(&current.state, depth);
+            Self::read_leaf(self.tree.node_mut(child), reading, depth);
+        }
     }
 
     /// The exploration factor c(N) · √N of a node with `visits` visits.
@@ -201,6 +246,9 @@ impl<G: Hints> Search<G> {
 
     /// Root noise and the Gumbel candidates, once the root is expanded.
     pub(super) fn prepare_root(&mut self) {
+        if self.config.leaf_depth > 0 {
+            self.deepen_root_children();
+        }
         let root = self.tree.root;
         if self.noise_pending {
             self.noise_pending = false;
