@@ -312,6 +312,14 @@ impl PlayerSpec {
                 None => Ok(None),
             }
         };
+        let share = |key: &str| -> Result<Option<f32>> {
+            match real(key)? {
+                Some(x) if x > 1.0 => {
+                    bail!("invalid player '{text}': {key} must be between 0 and 1")
+                }
+                share => Ok(share),
+            }
+        };
         let depth = |key: &str| -> Result<Option<u32>> {
             match real(key)? {
                 Some(d) if d.fract() != 0.0 || d > 8.0 => {
@@ -391,10 +399,7 @@ impl PlayerSpec {
                         fpu_reduction: real("fpu")?,
                         temperature: real("temp")?.unwrap_or(level.map_or(0.0, |l| l.temperature)),
                         lcb: false,
-                        noise: match real("noise")? {
-                            Some(p) if p > 1.0 => {
-                                bail!("invalid player '{text}': noise must be between 0 and 1")
-                            }
+                        noise: match share("noise")? {
                             Some(p) => f64::from(p),
                             None => level.map_or(0.0, |l| l.noise),
                         },
@@ -406,12 +411,7 @@ impl PlayerSpec {
                         },
                         forced_playouts: real("forced")?,
                         moves_left_slope: real("mlh")?,
-                        minimax_weight: match real("minimax")? {
-                            Some(w) if w > 1.0 => {
-                                bail!("invalid player '{text}': minimax must be between 0 and 1")
-                            }
-                            weight => weight,
-                        },
+                        minimax_weight: share("minimax")?,
                         skip_single_moves: match real("single")? {
                             None => None,
                             Some(0.0) => Some(false),
@@ -420,12 +420,7 @@ impl PlayerSpec {
                         },
                         leaf_depth: depth("leafdepth")?,
                         root_leaf_depth: depth("rootdepth")?,
-                        leaf_weight: match real("leafweight")? {
-                            Some(w) if w > 1.0 => {
-                                bail!("invalid player '{text}': leafweight must be between 0 and 1")
-                            }
-                            weight => weight,
-                        },
+                        leaf_weight: share("leafweight")?,
                     },
                     book: match real("book")? {
                         None | Some(0.0) => false,

@@ -98,12 +98,16 @@ pub struct Search<G: Game> {
     /// Whether the evaluator predicts the plies left (the moves-left
     /// utility is on).
     moves_left_known: bool,
+    /// Whether the game has a heuristic ([`Hints::heuristic`]) for the leaf
+    /// search's score to be mixed into the values.
+    has_heuristic: bool,
 }
 
 impl<G: Hints> Search<G> {
     /// A search from `state`, with its random choices seeded by `seed`.
     pub fn new(game: G, state: G::State, config: SearchConfig, seed: u64) -> Search<G> {
         let root = Self::make_node(&game, state);
+        let has_heuristic = game.heuristic(&root.state).is_some();
         Search {
             game,
             config,
@@ -118,6 +122,7 @@ impl<G: Hints> Search<G> {
             noise_pending: false,
             gumbel: None,
             moves_left_known: false,
+            has_heuristic,
         }
     }
 
@@ -266,12 +271,11 @@ impl<G: Hints> Search<G> {
             current.leaf_score = sign(side) * score;
             current.leaf_searched = depth;
         }
-        let current = self.tree.node(node);
         let weight = self.config.leaf_weight.clamp(0.0, 1.0);
-        if weight == 0.0 || self.game.heuristic(&current.state).is_none() {
+        if weight == 0.0 || !self.has_heuristic {
             return wdl;
         }
-        let score = sign(side) * current.leaf_score;
+        let score = sign(side) * self.tree.node(node).leaf_score;
         let read = [score.max(0.0), 1.0 - score.abs(), (-score).max(0.0)];
         ToMove(std::array::from_fn(|k| {
             (1.0 - weight) * wdl.0[k] + weight * read[k]
@@ -318,12 +322,12 @@ impl<G: Hints> Search<G> {
         current.raw_value = raw_value;
         if self.config.minimax_weight > 0.0 {
             let side = current.side;
-            let leaf = if current.leaf_score.is_nan() {
+            let leaf = if current.leaf_searched > 0 {
+                current.leaf_score
+            } else {
                 self.game
                     .heuristic(&current.state)
                     .map_or(raw_value, |h| sign(side) * h)
-            } else {
-                current.leaf_score
             };
             let current = self.tree.node_mut(node);
             current.minimax_leaf = leaf;

@@ -105,9 +105,10 @@ pub(crate) struct Node<S> {
     /// exact value when proven.
     pub minimax: f32,
     /// The leaf search's score of this position, first player's view
-    /// ([`crate::search::SearchConfig::leaf_depth`]); NaN until it is read.
+    /// ([`crate::search::SearchConfig::leaf_depth`]), when `leaf_searched`
+    /// is not 0.
     pub leaf_score: f32,
-    /// The depth of the leaf search that gave `leaf_score` (0: none).
+    /// The depth of the leaf search that read this position (0: none).
     pub leaf_searched: u32,
     pub first_edge: u32,
     pub edge_count: u32,
@@ -128,7 +129,7 @@ impl<S> Node<S> {
             raw_value: 0.0,
             minimax_leaf: 0.0,
             minimax: 0.0,
-            leaf_score: f32::NAN,
+            leaf_score: 0.0,
             leaf_searched: 0,
             first_edge: 0,
             edge_count: 0,

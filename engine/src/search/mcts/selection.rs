@@ -123,6 +123,9 @@ impl<G: Hints> Search<G> {
     fn deepen_root_children(&mut self) {
         let root = self.tree.root;
         let depth = self.leaf_depth_below(root);
+        if depth <= self.config.leaf_depth {
+            return;
+        }
         let edges = self.tree.edges_of(root).len();
         for index in 0..edges {
             let child = self.tree.edges_of(root)[index].child;
@@ -246,9 +249,7 @@ impl<G: Hints> Search<G> {
 
     /// Root noise and the Gumbel candidates, once the root is expanded.
     pub(super) fn prepare_root(&mut self) {
-        if self.config.leaf_depth > 0 {
-            self.deepen_root_children();
-        }
+        self.deepen_root_children();
         let root = self.tree.root;
         if self.noise_pending {
             self.noise_pending = false;
