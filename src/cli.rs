@@ -152,7 +152,8 @@ pub struct ArenaArgs {
     /// openspiel:sims=N[,rollouts=R] (OpenSpiel's MCTSBot, Havannah), or
     /// mcts[:model=DIR][,sims=N][,level=L][,cpuct=C][,fpu=F][,lcb=0|1]
     /// [,temp=T][,noise=P][,decisive=0|1][,forced=K][,book=0|1][,opening=N]
-    /// [,mlh=S][,minimax=W][,single=0|1][,leafdepth=D][,rootdepth=D][,leafweight=W] (the
+    /// [,mlh=S][,minimax=W][,single=0|1][,leafdepth=D][,rootdepth=D][,leafweight=W]
+    /// [,score=W][,scorescale=S] (the
     /// network's search; the game's shipped model without model=; book=1
     /// plays the game's solution book where it proves a win; opening=N
     /// makes its first N moves uniformly random; mlh=S sets the moves-left
@@ -164,7 +165,10 @@ pub struct ArenaArgs {
     /// deep by alpha-beta on the game's heuristic, proving the mates it
     /// finds, 0 to 8, off by default; rootdepth=D searches the root's moves
     /// D plies deep instead; leafweight=W mixes that search's score
-    /// into a new leaf's value, 0 to 1, 0 by default).
+    /// into a new leaf's value, 0 to 1, 0 by default; score=W adds the score
+    /// utility on the game's heuristic score, up to W, 0 to 1, off by
+    /// default; scorescale=S is the score at which it reaches half of W,
+    /// by default the game's scale).
     #[arg(long)]
     pub a: String,
     /// Player B, in the same form.

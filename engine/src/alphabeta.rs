@@ -147,21 +147,24 @@ impl<G: Game, E: Evaluation<G>> Agent<G> for AlphaBeta<E> {
     }
 }
 
-/// Units of [`HeuristicEvaluation`]'s scores per unit of the heuristic.
-pub const HEURISTIC_UNIT: f32 = 10_000.0;
+/// Units of [`HeuristicEvaluation`]'s scores per unit of the game's
+/// heuristic score ([`Hints::heuristic_score`]).
+pub const HEURISTIC_UNIT: f32 = 1_000.0;
 
-/// A game's own heuristic ([`Hints::heuristic`], between −1 and 1) as an
+/// A game's own heuristic score ([`Hints::heuristic_score`]) as an
 /// alpha-beta evaluation, in [`HEURISTIC_UNIT`]s, its moves in the order
 /// of [`Hints::heuristic_moves`]: the search's short searches at its
-/// leaves. A game without a heuristic scores every live position 0, so
-/// that only wins and losses within the depth count.
+/// leaves. The score is linear, so that a lead already large still tells
+/// one move from another. A game without a heuristic scores every live
+/// position 0, so that only wins and losses within the depth count.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HeuristicEvaluation;
 
 impl<G: Hints> Evaluation<G> for HeuristicEvaluation {
     fn evaluate(&self, game: &G, state: &G::State) -> i32 {
-        let reading = game.heuristic(state).unwrap_or(0.0).clamp(-1.0, 1.0);
-        (reading * HEURISTIC_UNIT).round() as i32
+        let score = game.heuristic_score(state).unwrap_or(0.0) * HEURISTIC_UNIT;
+        let bound = (WIN / 2) as f32;
+        score.clamp(-bound, bound).round() as i32
     }
 
     fn ordered_moves(&self, game: &G, state: &G::State) -> Vec<Action> {

@@ -456,13 +456,28 @@ pub trait Hints: Game {
         0
     }
 
-    /// A hand-written reading of the live position `state` for the side
-    /// to move, between −1 (lost) and 1 (won), where the game has one that
-    /// the search's implicit minimax backups can use in place of the
-    /// evaluator's values (Bulltricker: material and the Kings' freedom).
-    /// None, the default: they use the evaluator's.
-    fn heuristic(&self, _state: &Self::State) -> Option<f32> {
+    /// A hand-written score of the live position `state` for the side to
+    /// move, unbounded, in the game's own units (Bulltricker: Pawns of
+    /// material, the Kings' freedom, the Pawns' progress and the Queens'
+    /// nearness to the opposing King), where the game has one: what the
+    /// search's leaf search maximises and its score utility compares.
+    /// Below 1 000 units in size. None, the default: no heuristic.
+    fn heuristic_score(&self, _state: &Self::State) -> Option<f32> {
         None
+    }
+
+    /// The score at which [`Hints::heuristic`] reads tanh(1) ≈ 0.76: how
+    /// far ahead a side must be for the score to stand for a likely win.
+    fn heuristic_scale(&self) -> f32 {
+        1.0
+    }
+
+    /// [`Hints::heuristic_score`] read as a value between −1 (lost) and 1
+    /// (won), tanh(score / scale): what the search's implicit minimax
+    /// backups use in place of the evaluator's values.
+    fn heuristic(&self, state: &Self::State) -> Option<f32> {
+        self.heuristic_score(state)
+            .map(|score| (score / self.heuristic_scale()).tanh())
     }
 
     /// Every legal move of `state`, written to `moves` (cleared first) in

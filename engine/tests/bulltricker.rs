@@ -391,3 +391,37 @@ fn a_compulsory_capture_that_is_the_only_move_costs_no_evaluation() {
         assert_eq!(result.policy_target.iter().sum::<f32>(), 1.0);
     }
 }
+
+/// The search's heuristic: the anchor's material and Kings' freedom, and
+/// two terms the anchor's shallow sight misses once a side is far ahead.
+#[test]
+fn the_search_s_heuristic_rewards_pawns_near_promotion_and_queens_near_the_opposing_king() {
+    let game = Bulltricker::default();
+    let score = |text: &str| {
+        let state = game.parse_state(text).expect("a position");
+        game.heuristic_score(&state).expect("Bulltricker has one")
+    };
+    // Alike sides: nothing for either.
+    assert!(score(&game.format_state(&game.initial_state())).abs() < 1e-4);
+    // Four Queens against a lone King: twelve Pawns and the Kings'
+    // freedom, and a little for the Queens' nearness.
+    let far = score("7/15/7/15/7/15/7/Q14/7/7k6Q/7/15/7/9K5/2Q3Q w 0");
+    assert!((12.0..13.0).contains(&far), "{far}");
+    // One Queen brought from seven columns away to one, not yet beside
+    // the King (its rectangles are as free as before).
+    let near = score("7/15/7/15/7/15/7/6Q8/7/7k6Q/7/15/7/9K5/2Q3Q w 0");
+    assert!(
+        (near - far - 0.3 * 5.0 / 14.0).abs() < 1e-4,
+        "{near} against {far}"
+    );
+    // A White Pawn three rows from its promotion against one at eleven:
+    // 2 · (1 − d / 12)² each.
+    let advanced = score("7/15/7/P14/7/15/7/Q14/7/7k6Q/7/15/7/9K5/2Q3Q w 0");
+    let behind = score("7/15/7/15/7/15/7/Q14/7/7k6Q/7/P14/7/9K5/2Q3Q w 0");
+    let worth = |rows: f32| 2.0 * (1.0 - rows / 12.0).powi(2);
+    assert!((advanced - behind - (worth(3.0) - worth(11.0))).abs() < 1e-4);
+    // The side to move's view: Black reads the same position the other
+    // way round.
+    let black = score("7/15/7/15/7/15/7/Q14/7/7k6Q/7/15/7/9K5/2Q3Q b 0");
+    assert!((black + far).abs() < 1e-4, "{black} against {far}");
+}

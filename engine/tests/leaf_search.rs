@@ -1,9 +1,10 @@
 //! The search's leaf search (`SearchConfig::leaf_depth`): an alpha-beta
 //! search on the game's heuristic from each new position of the tree,
 //! which proves the positions where a side is mated within its depth and
-//! mixes its score into the value backed up (`leaf_weight`). On
-//! Bulltricker positions from a game of the alpha-beta anchors (depth 5
-//! against depth 3), where White mates.
+//! mixes its score into the value backed up (`leaf_weight`); and the
+//! score utility on those scores (`score_utility`), which ranks the moves
+//! where the values cannot. On Bulltricker positions from games of the
+//! alpha-beta anchors and of the search against them.
 
 use grandmaitre_engine::alphabeta::{AlphaBeta, HEURISTIC_UNIT, HeuristicEvaluation};
 use grandmaitre_engine::bulltricker::{Bulltricker, Position};
@@ -29,7 +30,7 @@ fn position(text: &str) -> (Bulltricker, Position) {
 const MATE_IN_FIVE: &str = "7/15/2P4/15/7/2Q12/7/12P2/1P5/14Q/5Q1/4Q2K4Pk1/7/12Q2/7 w 0";
 
 /// The leaf search's verdict on `state`: a proven result for the side to
-/// move, else its score between −1 and 1.
+/// move, else its heuristic score in Pawns.
 fn leaf_reading(game: &Bulltricker, state: &Position, depth: u32) -> Result<f32, Outcome> {
     let mut searcher = AlphaBeta::new(depth, 0, HeuristicEvaluation);
     let score = searcher.value(game, state);
@@ -144,7 +145,8 @@ fn a_new_leaf_backs_up_the_mix_of_the_evaluator_and_the_leaf_search() {
         .chain([(QUEEN_LOST, 0.25), (QUEEN_LOST, 1.0)])
     {
         let (game, state) = position(text);
-        let score = leaf_reading(&game, &state, 2).expect("no mate within two plies");
+        let pawns = leaf_reading(&game, &state, 2).expect("no mate within two plies");
+        let score = (pawns / game.heuristic_scale()).tanh();
         let config = SearchConfig {
             simulations: 1,
             leaf_depth: 2,
@@ -189,4 +191,78 @@ fn a_deeper_search_from_the_root_s_moves_proves_what_the_leaves_depth_cannot() {
     let (_, _, deep) = run(MATE_IN_FIVE, config(4));
     assert_eq!(deep.proof, Some(Outcome::Win), "four from the root's moves");
     assert_eq!(visits_of_the_win(&deep), 1);
+}
+
+/// Sixty plies into a game of the search against `alphabeta:depth=3`:
+/// White to move has 56 moves, whose readings three plies deep run from
+/// a Pawn lost to five Pawns won.
+const FIVE_PAWNS_TO_TAKE: &str = "7/7k2q1q1q/1qp4/p1p1q7p2/4ppp/p3p10/1p4p/10p4/4P2/6P8/7/P1P1P5P1P1P/1P3PP/Q1Q2K4Q1Q1Q/qQ1Q3 w 60";
+
+/// Another from the same games, White to move with 56 moves.
+const TWO_QUEENS_BESIDE_THE_KING: &str =
+    "7/q3q4kQ3q/1pp4/p1p1p3p3p2/2p1p1p/12p2/6p/14q/3P3/15/4P2/2P1P5P1P1P/1PP3P/7K2Q1Q1Q/1Q4Q w 60";
+
+fn with_score_utility(score_utility: f32) -> SearchConfig {
+    SearchConfig {
+        simulations: 400,
+        leaf_depth: 2,
+        score_utility,
+        ..SearchConfig::default()
+    }
+}
+
+#[test]
+fn where_no_value_tells_the_moves_apart_the_score_utility_plays_the_best_scored_one() {
+    for text in [FIVE_PAWNS_TO_TAKE, TWO_QUEENS_BESIDE_THE_KING] {
+        // The uniform evaluator values every position even, and the leaf
+        // search's score weighs nothing in the values: only the utility
+        // ranks the moves.
+        let (mut search, _, result) = run(text, with_score_utility(1.0));
+        let visited: Vec<_> = result.children.iter().filter(|c| c.visits > 0).collect();
+        assert!(visited.len() > 1, "{text}: one move searched");
+        let best = visited
+            .iter()
+            .map(|c| c.score.expect("a visited move is scored"))
+            .fold(f32::NEG_INFINITY, f32::max);
+        let action = search.choose_move(MoveChoice::LowerConfidenceBound);
+        let played = result.children.iter().find(|c| c.action == action);
+        let played = played.expect("a root move");
+        assert_eq!(played.score, Some(best), "{text}");
+        // Selection follows the utility too: the move played drew more
+        // than twice the visits of any move scored lower.
+        let lower = visited.iter().filter(|c| c.score < Some(best));
+        let most_lower = lower.map(|c| c.visits).max().expect("a lower move");
+        assert!(played.visits > 2 * most_lower, "{text}");
+        // Without the utility no score is kept.
+        let (_, _, plain) = run(text, with_score_utility(0.0));
+        assert_eq!(plain.score, None);
+        assert!(plain.children.iter().all(|c| c.score.is_none()));
+    }
+}
+
+#[test]
+fn the_scores_are_the_minimax_of_the_leaf_searches() {
+    let (game, root) = position(FIVE_PAWNS_TO_TAKE);
+    let (_, _, result) = run(FIVE_PAWNS_TO_TAKE, with_score_utility(0.3));
+    let mut best = f32::NEG_INFINITY;
+    let mut unread = false;
+    for child in &result.children {
+        let next = game.play(&root, child.action).expect("legal");
+        match (child.visits, child.score) {
+            (0, _) => unread = true,
+            // A move read once: its own leaf search, from the opponent's
+            // side.
+            (1, Some(score)) if child.proof.is_none() => {
+                let reading = leaf_reading(&game, &next, 2).expect("no mate");
+                assert!((score + reading).abs() < 1e-3, "{score} against {reading}");
+            }
+            _ => {}
+        }
+        best = best.max(child.score.unwrap_or(f32::NEG_INFINITY));
+    }
+    // The root: the best of its moves, or its own reading while some move
+    // is unread and none is better.
+    let own = leaf_reading(&game, &root, 2).expect("no mate");
+    let expected = if unread { best.max(own) } else { best };
+    assert_eq!(result.score, Some(expected));
 }

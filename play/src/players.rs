@@ -187,7 +187,7 @@ pub enum PlayerSpec {
 }
 
 /// Optional search settings of a network player:
-/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2,mlh=0,minimax=0.3,single=1,leafdepth=2,rootdepth=4,leafweight=0.5`.
+/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2,mlh=0,minimax=0.3,single=1,leafdepth=2,rootdepth=4,leafweight=0.5,score=0.3,scorescale=3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SearchTuning {
     /// PUCT exploration constant (`cpuct`).
@@ -225,6 +225,12 @@ pub struct SearchTuning {
     /// Share of that search's score in a new leaf's value (`leafweight`,
     /// between 0 and 1; 0 by default: its mates only).
     pub leaf_weight: Option<f32>,
+    /// Weight of the score utility on the game's heuristic score
+    /// (`score`, between 0 and 1; 0, none, by default).
+    pub score_utility: Option<f32>,
+    /// Heuristic score at which that utility reaches half its weight
+    /// (`scorescale`, above 0; by default the game's scale).
+    pub score_scale: Option<f32>,
 }
 
 impl SearchTuning {
@@ -240,6 +246,8 @@ impl SearchTuning {
             leaf_depth: self.leaf_depth.unwrap_or(base.leaf_depth),
             root_leaf_depth: self.root_leaf_depth.unwrap_or(base.root_leaf_depth),
             leaf_weight: self.leaf_weight.unwrap_or(base.leaf_weight),
+            score_utility: self.score_utility.unwrap_or(base.score_utility),
+            score_scale: self.score_scale.unwrap_or(base.score_scale),
             moves_left: MovesLeftConfig {
                 slope: self.moves_left_slope.unwrap_or(base.moves_left.slope),
                 ..base.moves_left
@@ -354,6 +362,8 @@ impl PlayerSpec {
                 "leafdepth",
                 "rootdepth",
                 "leafweight",
+                "score",
+                "scorescale",
             ],
             other => bail!(
                 "invalid player '{text}': unknown kind '{other}' (expected random, greedy, rollout, uniform, alphabeta, openspiel or mcts)"
@@ -421,6 +431,13 @@ impl PlayerSpec {
                         leaf_depth: depth("leafdepth")?,
                         root_leaf_depth: depth("rootdepth")?,
                         leaf_weight: share("leafweight")?,
+                        score_utility: share("score")?,
+                        score_scale: match real("scorescale")? {
+                            Some(0.0) => {
+                                bail!("invalid player '{text}': scorescale must be above 0")
+                            }
+                            scale => scale,
+                        },
                     },
                     book: match real("book")? {
                         None | Some(0.0) => false,
@@ -612,8 +629,8 @@ mod tests {
             tuning.apply(base.clone()).forced_playouts,
             base.forced_playouts
         );
-        // The leaf search's three settings.
-        let spec = "mcts:leafdepth=2,rootdepth=4,leafweight=0.5";
+        // The leaf search's three settings and the score utility's two.
+        let spec = "mcts:leafdepth=2,rootdepth=4,leafweight=0.5,score=0.3,scorescale=3";
         let Ok(PlayerSpec::Model { tuning, .. }) = PlayerSpec::parse(spec) else {
             panic!("{spec} parses");
         };
@@ -622,9 +639,11 @@ mod tests {
             (
                 config.leaf_depth,
                 config.root_leaf_depth,
-                config.leaf_weight
+                config.leaf_weight,
+                config.score_utility,
+                config.score_scale
             ),
-            (2, 4, 0.5)
+            (2, 4, 0.5, 0.3, 3.0)
         );
     }
 
@@ -653,6 +672,8 @@ mod tests {
                 "rootdepth must be a whole number from 0 to 8",
             ),
             ("mcts:leafweight=2", "leafweight must be between 0 and 1"),
+            ("mcts:score=1.5", "score must be between 0 and 1"),
+            ("mcts:scorescale=0", "scorescale must be above 0"),
         ];
         for (text, expected) in cases {
             let error = format!("{:#}", PlayerSpec::parse(text).expect_err(text));

@@ -93,6 +93,11 @@ pub struct SelfPlayConfig {
     /// Share of its score in a new leaf's value
     /// (`SearchConfig::leaf_weight`).
     pub leaf_weight: f32,
+    /// Weight of the score utility on the game's heuristic score
+    /// (`SearchConfig::score_utility`; 0: none).
+    pub score_utility: f32,
+    /// Its scale (`SearchConfig::score_scale`; 0: the game's).
+    pub score_scale: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -119,6 +124,8 @@ impl Default for SelfPlayConfig {
             leaf_depth: 0,
             root_leaf_depth: 0,
             leaf_weight: 0.0,
+            score_utility: 0.0,
+            score_scale: 0.0,
         }
     }
 }
@@ -151,6 +158,8 @@ impl SelfPlayConfig {
             leaf_depth: self.leaf_depth,
             root_leaf_depth: self.root_leaf_depth,
             leaf_weight: self.leaf_weight,
+            score_utility: self.score_utility,
+            score_scale: self.score_scale,
             ..SearchConfig::default()
         }
     }

@@ -462,6 +462,13 @@ impl TrainingConfig {
         if !(0.0..=1.0).contains(&self.selfplay.games.leaf_weight) {
             return Err("selfplay.leaf_weight must be between 0 and 1".to_string());
         }
+        if !(0.0..=1.0).contains(&self.selfplay.games.score_utility) {
+            return Err("selfplay.score_utility must be between 0 and 1".to_string());
+        }
+        let scale = self.selfplay.games.score_scale;
+        if !(scale.is_finite() && scale >= 0.0) {
+            return Err("selfplay.score_scale must be zero (the game's) or positive".to_string());
+        }
         if self.selfplay.games.leaf_depth > 8 || self.selfplay.games.root_leaf_depth > 8 {
             return Err("selfplay.leaf_depth and root_leaf_depth must be from 0 to 8".to_string());
         }

@@ -155,6 +155,20 @@ pub struct SearchConfig {
     /// between −1 and 1) reads as a win with probability max(x, 0), a loss
     /// with max(−x, 0) and a draw otherwise. 0: the leaf search only proves.
     pub leaf_weight: f32,
+    /// The weight λ of the score utility (after KataGo's, on the game's
+    /// heuristic score): a visited child is worth λ · (2/π) · atan((s −
+    /// c) / `score_scale`) more in selection and in the final choice, s
+    /// the minimax of the heuristic scores over its expanded subtree (the
+    /// leaf search's where it ran) and c the root's, for the side
+    /// choosing. A lead that already saturates the values still ranks the
+    /// moves that widen it, so that a won game is won rather than held. 0
+    /// (the default) turns it off; no effect in a game without a
+    /// heuristic.
+    pub score_utility: f32,
+    /// Units of the heuristic score at which the score utility reaches
+    /// half its weight; 0: the game's scale
+    /// ([`crate::Hints::heuristic_scale`]).
+    pub score_scale: f32,
     /// Values under the game's own rules: where the evaluator gives them
     /// apart ([`Evaluations::rules_wdl`](super::Evaluations::rules_wdl)),
     /// the search backs them up instead of its main value (the bar's
@@ -185,6 +199,8 @@ impl Default for SearchConfig {
             leaf_depth: 0,
             root_leaf_depth: 0,
             leaf_weight: 0.0,
+            score_utility: 0.0,
+            score_scale: 0.0,
             rules_value: false,
         }
     }

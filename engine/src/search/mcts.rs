@@ -55,6 +55,10 @@ pub struct ChildReport {
     /// Plies expected until the game ends after this move, when the
     /// evaluator predicts them and the move was visited.
     pub moves_left: Option<f32>,
+    /// The game's heuristic score after this move for the side to move at
+    /// the root, the minimax over the tree the search read below it, when
+    /// the score utility is on and the move was visited.
+    pub score: Option<f32>,
 }
 
 /// What a search found at the root.
@@ -70,6 +74,9 @@ pub struct SearchResult {
     pub visits: u32,
     /// Plies expected until the game ends, when the evaluator predicts them.
     pub moves_left: Option<f32>,
+    /// The game's heuristic score for the side to move, the minimax over
+    /// the tree searched, when the score utility is on.
+    pub score: Option<f32>,
     /// Root moves, most visited first.
     pub children: Vec<ChildReport>,
     /// Training target over all actions: visit shares (PUCT root) or the
@@ -101,13 +108,23 @@ pub struct Search<G: Game> {
     /// Whether the game has a heuristic ([`Hints::heuristic`]) for the leaf
     /// search's score to be mixed into the values.
     has_heuristic: bool,
+    /// The game's [`Hints::heuristic_scale`].
+    heuristic_scale: f32,
+    /// The score utility's scale, resolved ([`SearchConfig::score_scale`]).
+    score_scale: f32,
 }
 
 impl<G: Hints> Search<G> {
     /// A search from `state`, with its random choices seeded by `seed`.
     pub fn new(game: G, state: G::State, config: SearchConfig, seed: u64) -> Search<G> {
         let root = Self::make_node(&game, state);
-        let has_heuristic = game.heuristic(&root.state).is_some();
+        let has_heuristic = game.heuristic_score(&root.state).is_some();
+        let heuristic_scale = game.heuristic_scale();
+        let score_scale = if config.score_scale > 0.0 {
+            config.score_scale
+        } else {
+            heuristic_scale
+        };
         Search {
             game,
             config,
@@ -123,6 +140,8 @@ impl<G: Hints> Search<G> {
             gumbel: None,
             moves_left_known: false,
             has_heuristic,
+            heuristic_scale,
+            score_scale,
         }
     }
 
@@ -245,8 +264,26 @@ impl<G: Hints> Search<G> {
         let score = searcher.value(&self.game, state);
         match searcher.proven(score) {
             Some(outcome) => Err(outcome),
-            None => Ok((score as f32 / HEURISTIC_UNIT).clamp(-1.0, 1.0)),
+            None => Ok(score as f32 / HEURISTIC_UNIT),
         }
+    }
+
+    /// A heuristic score read as a value between −1 and 1, as
+    /// [`Hints::heuristic`] reads it.
+    pub(super) fn squash(&self, score: f32) -> f32 {
+        (score / self.heuristic_scale).tanh()
+    }
+
+    /// The heuristic score of a new leaf for the score utility, first
+    /// player's view: its leaf search's, else the game's static score.
+    fn leaf_score_of(&self, node: NodeId) -> f32 {
+        let current = self.tree.node(node);
+        if current.leaf_searched > 0 {
+            return current.leaf_score;
+        }
+        self.game
+            .heuristic_score(&current.state)
+            .map_or(0.0, |score| sign(current.side) * score)
     }
 
     /// The evaluator's `wdl` of a new leaf, mixed with the leaf search's
@@ -262,20 +299,18 @@ impl<G: Hints> Search<G> {
         if current.leaf_searched == 0 {
             let depth = self.config.leaf_depth;
             let score = match self.leaf_search(&current.state, depth) {
-                Ok(score) => score,
-                Err(Outcome::Win) => 1.0,
-                Err(Outcome::Loss) => -1.0,
-                Err(Outcome::Draw) => 0.0,
+                Ok(score) => sign(side) * score,
+                Err(outcome) => self.proven_score(Proof::from_outcome(outcome, side)),
             };
             let current = self.tree.node_mut(node);
-            current.leaf_score = sign(side) * score;
+            current.leaf_score = score;
             current.leaf_searched = depth;
         }
         let weight = self.config.leaf_weight.clamp(0.0, 1.0);
         if weight == 0.0 || !self.has_heuristic {
             return wdl;
         }
-        let score = sign(side) * self.tree.node(node).leaf_score;
+        let score = self.squash(sign(side) * self.tree.node(node).leaf_score);
         let read = [score.max(0.0), 1.0 - score.abs(), (-score).max(0.0)];
         ToMove(std::array::from_fn(|k| {
             (1.0 - weight) * wdl.0[k] + weight * read[k]
@@ -321,9 +356,10 @@ impl<G: Hints> Search<G> {
         current.expanded = true;
         current.raw_value = raw_value;
         if self.config.minimax_weight > 0.0 {
+            let current = self.tree.node(node);
             let side = current.side;
             let leaf = if current.leaf_searched > 0 {
-                current.leaf_score
+                self.squash(current.leaf_score)
             } else {
                 self.game
                     .heuristic(&current.state)
@@ -332,6 +368,12 @@ impl<G: Hints> Search<G> {
             let current = self.tree.node_mut(node);
             current.minimax_leaf = leaf;
             current.minimax = leaf;
+        }
+        if self.scores_kept() {
+            let score = self.leaf_score_of(node);
+            let current = self.tree.node_mut(node);
+            current.score_leaf = score;
+            current.minimax_score = score;
         }
         for edge in self.tree.edges_of_mut(node) {
             edge.prior /= total;

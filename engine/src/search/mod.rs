@@ -91,12 +91,32 @@
 //! ([`crate::alphabeta::HeuristicEvaluation`], moves in the order of
 //! `Hints::heuristic_moves`). A position where a side is mated within D
 //! plies is proven then, with no evaluation: the solver sees D plies past
-//! the tree. The others keep the score x (the side to move's view, −1 to
-//! 1), which stands for the heuristic in the implicit minimax backups, and
-//! a new leaf backs up (1 − w) · (W, D, L) + w · (max(x, 0), 1 − |x|,
-//! max(−x, 0)) with `leaf_weight` w, the evaluator's win/draw/loss the
-//! first term (w = 0 in a game without a heuristic). The root is read too,
-//! for its value, but never proven this way (it keeps its moves).
+//! the tree. The others keep the search's heuristic score s
+//! (`Hints::heuristic_score`, linear, so that a lead already large still
+//! tells one move from another), read as x = tanh(s / scale) (the side to
+//! move's view, −1 to 1). x stands for the heuristic in the implicit
+//! minimax backups, and a new leaf backs up (1 − w) · (W, D, L) + w ·
+//! (max(x, 0), 1 − |x|, max(−x, 0)) with `leaf_weight` w, the evaluator's
+//! win/draw/loss the first term (w = 0 in a game without a heuristic). The
+//! root is read too, for its value, but never proven this way (it keeps
+//! its moves).
+//!
+//! # Score utility
+//!
+//! Once one side is far ahead, every value is near ±1 and the search no
+//! longer tells the move that widens the lead from the one that marks
+//! time: a won game is held, not won. With `score_utility` λ > 0 (after
+//! KataGo's score utility, on the game's heuristic score
+//! `Hints::heuristic_score`), each node also keeps S, the minimax over
+//! its expanded subtree of the heuristic scores of its positions (the leaf
+//! search's where it ran, else the static score; a proven result counts
+//! as 100 scales won or lost, a draw as 0), backed up as V is; and a
+//! visited child is worth U = λ · (2/π) · atan((S − C) / `score_scale`)
+//! more, C the root's S, for the side choosing: in selection and in the
+//! final choice, like the moves-left utility. Centred on the root, U ranks
+//! the moves around the present lead however large it is; a minimax, not
+//! a mean, so that a move is scored by its best replies. The values
+//! reported are untouched; the scores are reported (`score`).
 //!
 //! # Single moves
 //!

@@ -104,12 +104,19 @@ pub(crate) struct Node<S> {
     /// minimax backups), first player's view: `minimax_leaf` at a leaf, the
     /// exact value when proven.
     pub minimax: f32,
-    /// The leaf search's score of this position, first player's view
+    /// The leaf search's score of this position, first player's view, in
+    /// the units of the game's heuristic score
     /// ([`crate::search::SearchConfig::leaf_depth`]), when `leaf_searched`
     /// is not 0.
     pub leaf_score: f32,
     /// The depth of the leaf search that read this position (0: none).
     pub leaf_searched: u32,
+    /// The heuristic score of this position, first player's view, with
+    /// the score utility on: the leaf search's, else the static score.
+    pub score_leaf: f32,
+    /// The minimax of those scores over the expanded tree below, first
+    /// player's view (a proven result far past any lead).
+    pub minimax_score: f32,
     pub first_edge: u32,
     pub edge_count: u32,
     pub expanded: bool,
@@ -126,6 +133,8 @@ impl<S> Node<S> {
             win_sum: 0.0,
             loss_sum: 0.0,
             moves_left_sum: 0.0,
+            score_leaf: 0.0,
+            minimax_score: 0.0,
             raw_value: 0.0,
             minimax_leaf: 0.0,
             minimax: 0.0,

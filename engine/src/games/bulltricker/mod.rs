@@ -62,6 +62,35 @@ pub const DEFAULT_REPETITIONS: usize = 3;
 /// Pawns of lead that [`Hints::heuristic`] reads as tanh(1) ≈ 0.76.
 const HEURISTIC_SCALE: f32 = 5.0;
 
+/// The worth in Pawns of `player`'s Pawns' progress towards promotion
+/// ([`Hints::heuristic_score`]).
+fn pawn_progress(state: &Position, player: Player) -> f32 {
+    let pawns = state.pieces(player) & !state.key.queens;
+    let goal = moves::promotion_row(player);
+    board::rect_cells(pawns)
+        .map(|g| {
+            let rows = (board::row_col(g).0 - goal).abs() as f32;
+            let progress = (1.0 - rows / 12.0).max(0.0);
+            2.0 * progress * progress
+        })
+        .sum()
+}
+
+/// The worth in Pawns of `player`'s Queens' nearness to the opposing
+/// King ([`Hints::heuristic_score`]), 0.3 · (1 − d / 14) each at d cells
+/// (the larger of the rows' and the columns' distances).
+fn queens_near_king(state: &Position, player: Player) -> f32 {
+    let queens = state.pieces(player) & state.key.queens;
+    let (king_row, king_col) = board::row_col(state.king(player.opponent()));
+    board::rect_cells(queens)
+        .map(|g| {
+            let (row, col) = board::row_col(g);
+            let cells = (row - king_row).abs().max((col - king_col).abs()) as f32;
+            0.3 * (1.0 - cells / 14.0)
+        })
+        .sum()
+}
+
 /// The rules of Bulltricker with their parameters.
 #[derive(Clone, Debug)]
 pub struct Bulltricker {
@@ -625,13 +654,28 @@ impl Hints for Bulltricker {
         }
     }
 
-    /// The alpha-beta anchor's evaluation (material, a Pawn 1 and a Queen
-    /// 3, and 0.4 for each free rectangle around one's King less the
-    /// opponent's), in Pawns x, read as tanh(x / 5): a Queen up is 0.54.
-    fn heuristic(&self, state: &Position) -> Option<f32> {
+    /// The alpha-beta anchor's evaluation in Pawns (material, a Pawn 1
+    /// and a Queen 3, and 0.4 for each free rectangle around one's King
+    /// less the opponent's), and two terms that the anchor's depth misses
+    /// once a side is far ahead, one's own less the opponent's: each
+    /// Pawn's road to its promotion, 2 · (1 − d / 12)² at d rows from the
+    /// promotion row (nearly the two Pawns a Queen adds as it arrives,
+    /// nothing from its start), and each Queen's nearness to the opposing
+    /// King (the pieces that mate must gather round it).
+    fn heuristic_score(&self, state: &Position) -> Option<f32> {
         use crate::alphabeta::Evaluation;
-        let pawns = baselines::MaterialEvaluation.evaluate(self, state) as f32 / 100.0;
-        Some((pawns / HEURISTIC_SCALE).tanh())
+        let side = state.side();
+        let anchor = baselines::MaterialEvaluation.evaluate(self, state) as f32 / 100.0;
+        Some(
+            anchor + pawn_progress(state, side) - pawn_progress(state, side.opponent())
+                + queens_near_king(state, side)
+                - queens_near_king(state, side.opponent()),
+        )
+    }
+
+    /// Five Pawns: a Queen up reads 0.54.
+    fn heuristic_scale(&self) -> f32 {
+        HEURISTIC_SCALE
     }
 
     /// The captures first, the largest first, as the alpha-beta anchor

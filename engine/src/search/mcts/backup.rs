@@ -18,9 +18,7 @@ impl<G: Game> Search<G> {
             node.moves_left_sum += f64::from(moves_left) + (last - depth) as f64;
         }
         self.simulations += 1;
-        if self.config.minimax_weight > 0.0 {
-            self.back_up_minimax();
-        }
+        self.back_up_minimax();
     }
 
     /// Implicit minimax backups: each expanded node of the path, from the
@@ -29,48 +27,137 @@ impl<G: Game> Search<G> {
     /// not yet expanded counts as the node's own value (the heuristic's or
     /// the evaluator's reading of the best move's worth): without it, a
     /// node whose only expanded move is a blunder would read as lost.
+    ///
+    /// The score utility's scores are backed up alike, a new child by its
+    /// leaf search's score where it has one, a proven node by its result
+    /// far past any lead.
     fn back_up_minimax(&mut self) {
+        let values = self.config.minimax_weight > 0.0;
+        let scores = self.scores_kept();
+        if !values && !scores {
+            return;
+        }
         for &id in self.path.iter().rev() {
             let node = self.tree.node(id);
             if let Some(exact) = node.proof.first_value() {
-                self.tree.node_mut(id).minimax = exact;
+                let score = self.proven_score(node.proof);
+                let node = self.tree.node_mut(id);
+                node.minimax = exact;
+                node.minimax_score = score;
                 continue;
             }
             if !node.expanded {
                 continue;
             }
-            let side_sign = sign(node.side);
-            let mut best: Option<f32> = None;
-            let mut unexpanded = false;
-            for edge in self.tree.edges_of(id) {
-                let value = if edge.child == NO_NODE {
-                    None
-                } else {
-                    let child = self.tree.node(edge.child);
+            let value = values.then(|| {
+                self.best_of_children(id, node.minimax_leaf, |child| {
                     match child.proof.first_value() {
                         Some(exact) => Some(exact),
                         None if child.expanded => Some(child.minimax),
                         None => None,
                     }
-                };
-                match value {
-                    Some(value) if best.is_none_or(|b| side_sign * value > side_sign * b) => {
-                        best = Some(value);
+                })
+            });
+            let score = scores.then(|| {
+                self.best_of_children(id, node.score_leaf, |child| {
+                    if child.proof != Proof::Unknown {
+                        Some(self.proven_score(child.proof))
+                    } else if child.expanded {
+                        Some(child.minimax_score)
+                    } else {
+                        (child.leaf_searched > 0).then_some(child.leaf_score)
                     }
-                    Some(_) => {}
-                    None => unexpanded = true,
-                }
+                })
+            });
+            let node = self.tree.node_mut(id);
+            if let Some(value) = value {
+                node.minimax = value;
             }
-            let raw = node.minimax_leaf;
-            // A single move taken without an evaluation is expanded by the
-            // time its simulation is backed up: the child's value.
-            let minimax = match best {
-                Some(best) if unexpanded && side_sign * raw > side_sign * best => raw,
-                Some(best) => best,
-                None => raw,
-            };
-            self.tree.node_mut(id).minimax = minimax;
+            if let Some(score) = score {
+                node.minimax_score = score;
+            }
         }
+    }
+
+    /// The best `reading` of the children of the expanded node `id` for
+    /// its side; its `own` reading where some child has none and none is
+    /// better, or none has one. (A single move taken without an evaluation
+    /// is expanded by the time its simulation is backed up: the child's.)
+    fn best_of_children(
+        &self,
+        id: NodeId,
+        own: f32,
+        reading: impl Fn(&Node<G::State>) -> Option<f32>,
+    ) -> f32 {
+        let side_sign = sign(self.tree.node(id).side);
+        let mut best: Option<f32> = None;
+        let mut unread = false;
+        for edge in self.tree.edges_of(id) {
+            let value = if edge.child == NO_NODE {
+                None
+            } else {
+                reading(self.tree.node(edge.child))
+            };
+            match value {
+                Some(value) if best.is_none_or(|b| side_sign * value > side_sign * b) => {
+                    best = Some(value);
+                }
+                Some(_) => {}
+                None => unread = true,
+            }
+        }
+        match best {
+            Some(best) if unread && side_sign * own > side_sign * best => own,
+            Some(best) => best,
+            None => own,
+        }
+    }
+
+    /// The heuristic score standing for a proven result, first player's
+    /// view: far past any lead, so that the score utility gives a proven
+    /// win its full weight.
+    pub(super) fn proven_score(&self, proof: Proof) -> f32 {
+        let far = 100.0 * self.heuristic_scale.max(self.score_scale);
+        proof.first_value().map_or(0.0, |value| value * far)
+    }
+
+    /// Whether the score utility is on (and the game has a heuristic).
+    pub(super) fn scores_kept(&self) -> bool {
+        self.config.score_utility > 0.0 && self.has_heuristic
+    }
+
+    /// The minimax score of an expanded or proven `node` (first player's
+    /// view), with the score utility on.
+    pub(super) fn score_of(&self, node: &Node<G::State>) -> Option<f32> {
+        if !self.scores_kept() {
+            return None;
+        }
+        Some(if node.proof != Proof::Unknown {
+            self.proven_score(node.proof)
+        } else {
+            node.minimax_score
+        })
+    }
+
+    /// What a visited `child` is worth beyond its value to the side
+    /// choosing at `parent`: the moves-left utility and the score utility.
+    pub(super) fn utility(&self, parent: &Node<G::State>, child: &Node<G::State>) -> f32 {
+        if child.visits == 0 {
+            return 0.0;
+        }
+        self.moves_left_utility(parent, child.mean_moves_left())
+            + self.score_utility(parent.side, child)
+    }
+
+    /// The score utility of a visited `child` for `side` (see
+    /// [`SearchConfig::score_utility`]): 0 when off.
+    fn score_utility(&self, side: Player, child: &Node<G::State>) -> f32 {
+        let Some(score) = self.score_of(child) else {
+            return 0.0;
+        };
+        let center = self.tree.root().minimax_score;
+        let lead = sign(side) * (score - center) / self.score_scale;
+        self.config.score_utility * lead.atan() * std::f32::consts::FRAC_2_PI
     }
 
     /// The moves-left utility of a child expected to end the game in

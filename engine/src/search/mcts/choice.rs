@@ -50,8 +50,8 @@ impl<G: Hints> Search<G> {
             .edges_of(self.tree.root)
             .iter()
             .map(|edge| {
-                let (visits, wdl, proof, moves_left) = if edge.child == NO_NODE {
-                    (0, ToMove([0.0, 1.0, 0.0]), None, None)
+                let (visits, wdl, proof, moves_left, score) = if edge.child == NO_NODE {
+                    (0, ToMove([0.0, 1.0, 0.0]), None, None, None)
                 } else {
                     let child = self.tree.node(edge.child);
                     (
@@ -60,6 +60,10 @@ impl<G: Hints> Search<G> {
                         child.proof.outcome_for(side),
                         (self.moves_left_known && child.visits > 0)
                             .then(|| child.mean_moves_left()),
+                        (child.visits > 0)
+                            .then(|| self.score_of(child))
+                            .flatten()
+                            .map(|score| sign(side) * score),
                     )
                 };
                 ChildReport {
@@ -69,6 +73,7 @@ impl<G: Hints> Search<G> {
                     wdl,
                     proof,
                     moves_left,
+                    score,
                 }
             })
             .collect();
@@ -102,6 +107,10 @@ impl<G: Hints> Search<G> {
             proof: root.proof.outcome_for(side),
             visits: root.visits,
             moves_left: (self.moves_left_known && root.visits > 0).then(|| root.mean_moves_left()),
+            score: (root.visits > 0)
+                .then(|| self.score_of(root))
+                .flatten()
+                .map(|score| sign(side) * score),
             children,
             policy_target,
         }
@@ -207,9 +216,12 @@ impl<G: Hints> Search<G> {
             }
             MoveChoice::LowerConfidenceBound => {
                 let root = self.tree.root();
+                let edges = self.tree.edges_of(self.tree.root);
                 lower_confidence_bound_choice(&candidates, |c| {
-                    c.moves_left
-                        .map_or(0.0, |plies| self.moves_left_utility(root, plies))
+                    edges
+                        .iter()
+                        .find(|edge| edge.action == c.action && edge.child != NO_NODE)
+                        .map_or(0.0, |edge| self.utility(root, self.tree.node(edge.child)))
                 })
             }
         }
@@ -245,7 +257,7 @@ impl<G: Hints> Search<G> {
 }
 
 /// KataGo's choice: the best lower confidence bound on the value (plus the
-/// moves-left utility, `utility`), among children with at least a tenth of
+/// moves-left and score utilities, `utility`), among children with at least a tenth of
 /// the most visited one's visits.
 pub(super) fn lower_confidence_bound_choice(
     candidates: &[&ChildReport],

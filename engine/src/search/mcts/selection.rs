@@ -213,11 +213,7 @@ impl<G: Hints> Search<G> {
                             }
                         }
                     };
-                    let utility = if child.visits > 0 {
-                        self.moves_left_utility(parent, child.mean_moves_left())
-                    } else {
-                        0.0
-                    };
+                    let utility = self.utility(parent, child);
                     let score = value + utility + exploration * edge.prior / (1.0 + visits as f32);
                     if score > best_visited.0 {
                         best_visited = (score, index);
