@@ -10,11 +10,17 @@
 //!   freedom: Pawns 100, Queens 300, and 40 for each free rectangle around
 //!   one's own King less those around the opponent's, from the side to
 //!   move; captures tried first, the largest first.
+//!
+//! and the search's own heuristic ([`search_heuristic`]): the anchor's
+//! evaluation, and the Pawns' progress and the Queens' nearness to the
+//! opposing King, which the anchor's depth misses once a side is far
+//! ahead.
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use super::board::Rects;
+use super::board::{self, Rects};
+use super::moves;
 use super::{Bulltricker, Position, Status, king_wall as wall};
 use crate::agent::{Agent, best_at_random};
 use crate::alphabeta::{AlphaBeta, Evaluation};
@@ -49,6 +55,48 @@ fn taken(game: &Bulltricker, state: &Position, action: Action) -> i32 {
 pub(super) fn captures_first(game: &Bulltricker, state: &Position, moves: &mut Vec<Action>) {
     game.legal_actions(state, moves);
     moves.sort_by_cached_key(|&a| -taken(game, state, a));
+}
+
+/// The search's heuristic score for the side to move, in Pawns
+/// ([`crate::Hints::heuristic_score`]): [`MaterialEvaluation`], and each
+/// side's Pawns' progress and Queens' nearness to the opposing King, one's
+/// own less the opponent's.
+pub(super) fn search_heuristic(game: &Bulltricker, state: &Position) -> f32 {
+    let side = state.side();
+    let opponent = side.opponent();
+    let anchor = MaterialEvaluation.evaluate(game, state) as f32 / 100.0;
+    anchor + pawn_progress(state, side) - pawn_progress(state, opponent)
+        + queens_near_king(state, side)
+        - queens_near_king(state, opponent)
+}
+
+/// The worth in Pawns of `player`'s Pawns' progress towards promotion
+/// ([`search_heuristic`]).
+fn pawn_progress(state: &Position, player: Player) -> f32 {
+    let pawns = state.pieces(player) & !state.key.queens;
+    let goal = moves::promotion_row(player);
+    board::rect_cells(pawns)
+        .map(|g| {
+            let rows = (board::row_col(g).0 - goal).abs() as f32;
+            let progress = (1.0 - rows / 12.0).max(0.0);
+            2.0 * progress * progress
+        })
+        .sum()
+}
+
+/// The worth in Pawns of `player`'s Queens' nearness to the opposing
+/// King ([`search_heuristic`]), 0.3 · (1 − d / 14) each at d cells
+/// (the larger of the rows' and the columns' distances).
+fn queens_near_king(state: &Position, player: Player) -> f32 {
+    let queens = state.pieces(player) & state.key.queens;
+    let (king_row, king_col) = board::row_col(state.king(player.opponent()));
+    board::rect_cells(queens)
+        .map(|g| {
+            let (row, col) = board::row_col(g);
+            let cells = (row - king_row).abs().max((col - king_col).abs()) as f32;
+            0.3 * (1.0 - cells / 14.0)
+        })
+        .sum()
 }
 
 /// The greedy player.

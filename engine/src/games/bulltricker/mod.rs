@@ -62,35 +62,6 @@ pub const DEFAULT_REPETITIONS: usize = 3;
 /// Pawns of lead that [`Hints::heuristic`] reads as tanh(1) ≈ 0.76.
 const HEURISTIC_SCALE: f32 = 5.0;
 
-/// The worth in Pawns of `player`'s Pawns' progress towards promotion
-/// ([`Hints::heuristic_score`]).
-fn pawn_progress(state: &Position, player: Player) -> f32 {
-    let pawns = state.pieces(player) & !state.key.queens;
-    let goal = moves::promotion_row(player);
-    board::rect_cells(pawns)
-        .map(|g| {
-            let rows = (board::row_col(g).0 - goal).abs() as f32;
-            let progress = (1.0 - rows / 12.0).max(0.0);
-            2.0 * progress * progress
-        })
-        .sum()
-}
-
-/// The worth in Pawns of `player`'s Queens' nearness to the opposing
-/// King ([`Hints::heuristic_score`]), 0.3 · (1 − d / 14) each at d cells
-/// (the larger of the rows' and the columns' distances).
-fn queens_near_king(state: &Position, player: Player) -> f32 {
-    let queens = state.pieces(player) & state.key.queens;
-    let (king_row, king_col) = board::row_col(state.king(player.opponent()));
-    board::rect_cells(queens)
-        .map(|g| {
-            let (row, col) = board::row_col(g);
-            let cells = (row - king_row).abs().max((col - king_col).abs()) as f32;
-            0.3 * (1.0 - cells / 14.0)
-        })
-        .sum()
-}
-
 /// The rules of Bulltricker with their parameters.
 #[derive(Clone, Debug)]
 pub struct Bulltricker {
@@ -663,14 +634,7 @@ impl Hints for Bulltricker {
     /// nothing from its start), and each Queen's nearness to the opposing
     /// King (the pieces that mate must gather round it).
     fn heuristic_score(&self, state: &Position) -> Option<f32> {
-        use crate::alphabeta::Evaluation;
-        let side = state.side();
-        let anchor = baselines::MaterialEvaluation.evaluate(self, state) as f32 / 100.0;
-        Some(
-            anchor + pawn_progress(state, side) - pawn_progress(state, side.opponent())
-                + queens_near_king(state, side)
-                - queens_near_king(state, side.opponent()),
-        )
+        Some(baselines::search_heuristic(self, state))
     }
 
     /// Five Pawns: a Queen up reads 0.54.
