@@ -274,16 +274,17 @@ impl<G: Hints> Search<G> {
         (score / self.heuristic_scale).tanh()
     }
 
-    /// The heuristic score of a new leaf for the score utility, first
-    /// player's view: its leaf search's, else the game's static score.
-    fn leaf_score_of(&self, node: NodeId) -> f32 {
+    /// The heuristic score of a new leaf for the minimax backups and the
+    /// score utility, first player's view: its leaf search's, else the
+    /// game's static score (None without a heuristic).
+    fn leaf_score_of(&self, node: NodeId) -> Option<f32> {
         let current = self.tree.node(node);
         if current.leaf_searched > 0 {
-            return current.leaf_score;
+            return Some(current.leaf_score);
         }
         self.game
             .heuristic_score(&current.state)
-            .map_or(0.0, |score| sign(current.side) * score)
+            .map(|score| sign(current.side) * score)
     }
 
     /// The evaluator's `wdl` of a new leaf, mixed with the leaf search's
@@ -355,25 +356,21 @@ impl<G: Hints> Search<G> {
         current.edge_count = count;
         current.expanded = true;
         current.raw_value = raw_value;
-        if self.config.minimax_weight > 0.0 {
-            let current = self.tree.node(node);
-            let side = current.side;
-            let leaf = if current.leaf_searched > 0 {
-                self.squash(current.leaf_score)
-            } else {
-                self.game
-                    .heuristic(&current.state)
-                    .map_or(raw_value, |h| sign(side) * h)
-            };
-            let current = self.tree.node_mut(node);
-            current.minimax_leaf = leaf;
-            current.minimax = leaf;
-        }
-        if self.scores_kept() {
+        let values = self.config.minimax_weight > 0.0;
+        let scores = self.scores_kept();
+        if values || scores {
+            // The heuristic read once for both backups.
             let score = self.leaf_score_of(node);
+            let leaf = score.map_or(raw_value, |score| self.squash(score));
             let current = self.tree.node_mut(node);
-            current.score_leaf = score;
-            current.minimax_score = score;
+            if values {
+                current.minimax_leaf = leaf;
+                current.minimax = leaf;
+            }
+            if scores {
+                current.score_leaf = score.unwrap_or(0.0);
+                current.minimax_score = current.score_leaf;
+            }
         }
         for edge in self.tree.edges_of_mut(node) {
             edge.prior /= total;
