@@ -188,6 +188,12 @@ pub struct ArenaArgs {
     /// colours best in Heraldis, where the first player's edge is large.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub opening_plies: u32,
+    /// Openings from a file instead of random ones: one per line, moves
+    /// from the start in the game's notation separated by spaces (`#`
+    /// starts a comment; lines with no move are skipped), each played twice
+    /// with colours swapped, in turn.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["openings", "opening_plies"])]
+    pub opening_file: Option<std::path::PathBuf>,
     /// Stop early once a sequential probability ratio test of Elo ELO0
     /// against ELO1 decides (α = β = 0.05).
     #[arg(long, value_name = "ELO0,ELO1")]

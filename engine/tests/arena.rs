@@ -28,6 +28,7 @@ fn each_opening_is_played_twice_with_colours_swapped() {
         games: 12,
         openings: 6,
         opening_plies: 2,
+        opening_lines: Vec::new(),
         seed: 3,
         sprt: None,
     };
@@ -60,4 +61,38 @@ fn each_opening_is_played_twice_with_colours_swapped() {
     }
     assert_eq!(stats.pairs, pairs);
     assert_eq!(stats.pair_count(), 6);
+}
+
+#[test]
+fn given_opening_lines_are_played_in_turn_each_twice() {
+    let game = Heraldis::default();
+    let lines = vec![
+        opening_moves(&game, 0, 3, 5),
+        opening_moves(&game, 1, 1, 5),
+        Vec::new(),
+    ];
+    let config = MatchConfig {
+        games: 8,
+        openings: 50,
+        opening_plies: 4,
+        opening_lines: lines.clone(),
+        seed: 7,
+        sprt: None,
+    };
+    let (_, records) = play_match(
+        |_| game.clone(),
+        |seed| Box::new(RandomAgent::new(seed)) as Box<dyn Agent<Heraldis>>,
+        |seed| Box::new(RandomAgent::new(seed)) as Box<dyn Agent<Heraldis>>,
+        &config,
+        |_, _| {},
+    );
+    assert_eq!(records.len(), 8);
+    for record in &records {
+        // Lines 0, 1, 2, then 0 again; neither the number of random
+        // openings nor their plies is used.
+        let line = &lines[(record.index as usize / 2) % 3];
+        assert_eq!(record.opening as usize, (record.index as usize / 2) % 3);
+        assert_eq!(record.moves[..line.len()], line[..]);
+        assert!(record.moves.len() > line.len());
+    }
 }

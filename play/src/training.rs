@@ -127,6 +127,7 @@ pub fn rate<G: Registered>(
             games: settings.games,
             openings: settings.games.div_ceil(2),
             opening_plies: 1,
+            opening_lines: Vec::new(),
             seed: u64::from(generation),
             sprt: None,
         };

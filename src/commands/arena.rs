@@ -1,14 +1,14 @@
 //! `grandmaitre arena`: a match between two players, with W/D/L, the Elo
 //! difference and its 95 % interval, and an optional SPRT.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use grandmaitre_engine::arena::{
     GameRecord, MatchConfig, MatchStats, Sprt, SprtVerdict, play_match,
 };
-use grandmaitre_engine::{Outcome, Player};
+use grandmaitre_engine::{Action, Outcome, Player};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
@@ -33,6 +33,7 @@ pub fn run(args: ArenaArgs) -> Result<()> {
             games: args.games,
             openings: args.openings,
             opening_plies: args.opening_plies,
+            opening_lines: Vec::new(),
             seed: args.seed,
             sprt,
         },
@@ -40,7 +41,11 @@ pub fn run(args: ArenaArgs) -> Result<()> {
         json: args.json,
         random_layouts,
         games_out: args.games_out,
+        opening_file: args.opening_file,
     };
+    if random_layouts && task.opening_file.is_some() {
+        bail!("--opening-file plays one board: it cannot go with --rules random");
+    }
     let rules = if random_layouts { None } else { args.rules };
     registry::dispatch(&args.game, rules.as_deref(), task)
 }
@@ -69,11 +74,50 @@ struct Arena {
     json: bool,
     random_layouts: bool,
     games_out: Option<PathBuf>,
+    opening_file: Option<PathBuf>,
+}
+
+/// The openings of `path` (`--opening-file`): one per line, moves from the
+/// start separated by spaces; `#` starts a comment, and lines with no move
+/// are skipped.
+fn read_opening_lines<G: Registered>(game: &G, path: &Path) -> Result<Vec<Vec<Action>>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading --opening-file {}", path.display()))?;
+    let mut lines = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let moves = line.split('#').next().unwrap_or_default();
+        let mut state = game.initial_state();
+        let mut actions = Vec::new();
+        for text in moves.split_whitespace() {
+            let at = || format!("{} line {}", path.display(), number + 1);
+            let action = game.parse_action(&state, text).with_context(at)?;
+            state = game.play(&state, action).with_context(at)?;
+            actions.push(action);
+        }
+        if actions.is_empty() {
+            continue;
+        }
+        if game.outcome(&state).is_some() {
+            bail!(
+                "{} line {}: the game is over after it",
+                path.display(),
+                number + 1
+            );
+        }
+        lines.push(actions);
+    }
+    if lines.is_empty() {
+        bail!("{}: no opening in it", path.display());
+    }
+    Ok(lines)
 }
 
 impl GameTask for Arena {
-    fn run<G: Registered>(self, game: G) -> Result<()> {
+    fn run<G: Registered>(mut self, game: G) -> Result<()> {
         let game = &game;
+        if let Some(path) = &self.opening_file {
+            self.config.opening_lines = read_opening_lines(game, path)?;
+        }
         let a = self.a.clone().prepare(game)?;
         let b = self.b.clone().prepare(game)?;
         if self.random_layouts && game.random_board(0).is_none() {

@@ -1,5 +1,5 @@
-//! Matches between two agents: random openings each played twice with the
-//! colours swapped, games in parallel on rayon's threads, W/D/L with an Elo
+//! Matches between two agents: random or given openings each played twice
+//! with the colours swapped, games in parallel on rayon's threads, W/D/L with an Elo
 //! estimate and an optional SPRT that stops the match early.
 
 pub mod elo;
@@ -26,6 +26,10 @@ pub struct MatchConfig {
     pub openings: u32,
     /// Random plies in each opening.
     pub opening_plies: u32,
+    /// Openings given as moves from the start; where there are some, game
+    /// 2k and 2k + 1 play line k mod their number with the colours swapped,
+    /// and `openings` and `opening_plies` are not used.
+    pub opening_lines: Vec<Vec<Action>>,
     /// Seed of the openings and of the agents.
     pub seed: u64,
     /// Stop as soon as this test reaches a verdict.
@@ -38,6 +42,7 @@ impl Default for MatchConfig {
             games: 100,
             openings: 50,
             opening_plies: 1,
+            opening_lines: Vec::new(),
             seed: 0,
             sprt: None,
         }
@@ -228,16 +233,17 @@ where
         if stop.load(Ordering::Relaxed) {
             return;
         }
-        let opening = if config.openings == 0 {
-            0
-        } else {
-            (index / 2) % config.openings
+        let lines = config.opening_lines.len() as u32;
+        let opening = match (lines, config.openings) {
+            (0, 0) => 0,
+            (0, openings) => (index / 2) % openings,
+            (lines, _) => (index / 2) % lines,
         };
         let game = game_for_opening(opening);
-        let moves = if config.openings == 0 {
-            Vec::new()
-        } else {
-            opening_moves(&game, opening, config.opening_plies, config.seed)
+        let moves = match (lines, config.openings) {
+            (0, 0) => Vec::new(),
+            (0, _) => opening_moves(&game, opening, config.opening_plies, config.seed),
+            _ => config.opening_lines[opening as usize].clone(),
         };
         let seed = config
             .seed
