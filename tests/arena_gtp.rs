@@ -141,6 +141,71 @@ fn arena_refuses_bad_players_and_tests_with_one_line() {
     }
 }
 
+#[test]
+fn arena_plays_the_openings_of_a_file_in_turn_and_names_a_bad_line() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let lines = directory.path().join("openings.txt");
+    std::fs::write(&lines, "# two openings\nc3 a1\n\nb1 # a comment\n").expect("written");
+    let records = directory.path().join("games.jsonl");
+    let report = json_of(&[
+        "arena",
+        "--a",
+        "alphabeta:depth=1",
+        "--b",
+        "random",
+        "--games",
+        "6",
+        "--opening-file",
+        lines.to_str().expect("utf-8"),
+        "--games-out",
+        records.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert_eq!(report["games"], 6);
+    let text = std::fs::read_to_string(&records).expect("records");
+    let games: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    assert_eq!(games.len(), 6);
+    for game in &games {
+        // Games 0 and 1, 4 and 5 play the first line, 2 and 3 the second.
+        let opening: &[&str] = if game["opening"] == 1 {
+            &["b1"]
+        } else {
+            &["c3", "a1"]
+        };
+        let moves: Vec<&str> = game["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| m.as_str().expect("a move"))
+            .collect();
+        assert_eq!(moves[..opening.len()], *opening, "{game}");
+    }
+    let openings: Vec<u64> = games
+        .iter()
+        .map(|g| g["opening"].as_u64().expect("opening"))
+        .collect();
+    let mut sorted = openings.clone();
+    sorted.sort();
+    assert_eq!(sorted, [0, 0, 0, 0, 1, 1]);
+    // The second line's two games: A moves first in one of them.
+    let second: Vec<&serde_json::Value> = games.iter().filter(|g| g["opening"] == 1).collect();
+    assert_ne!(second[0]["light"], second[1]["light"]);
+
+    std::fs::write(&lines, "c3\nc3 c3\n").expect("written");
+    let output = grandmaitre()
+        .args(["arena", "--a", "random", "--b", "random", "--opening-file"])
+        .arg(&lines)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("openings.txt line 2"), "{stderr}");
+}
+
 /// Runs a GTP session and returns the answers, one string per command.
 fn gtp(commands: &str) -> Vec<String> {
     let output = grandmaitre()
