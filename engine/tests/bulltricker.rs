@@ -404,9 +404,13 @@ fn the_search_s_heuristic_rewards_pawns_near_promotion_and_queens_near_the_oppos
     // Alike sides: nothing for either.
     assert!(score(&game.format_state(&game.initial_state())).abs() < 1e-4);
     // Four Queens against a lone King: twelve Pawns and the Kings'
-    // freedom, and a little for the Queens' nearness.
+    // freedom, a little for the Queens' nearness, and White's hold on the
+    // lone King: 1.4 for the 14 rectangles out of its region (the four
+    // Queens', and ten that touch only the squares beside White's King),
+    // 0.5 for its one step from the centre, 0.9 for the Kings' three
+    // steps apart.
     let far = score("7/15/7/15/7/15/7/Q14/7/7k6Q/7/15/7/9K5/2Q3Q w 0");
-    assert!((12.0..13.0).contains(&far), "{far}");
+    assert!((12.0..13.0).contains(&(far - 2.8)), "{far}");
     // One Queen brought from seven columns away to one, not yet beside
     // the King (its rectangles are as free as before).
     let near = score("7/15/7/15/7/15/7/6Q8/7/7k6Q/7/15/7/9K5/2Q3Q w 0");
@@ -424,4 +428,34 @@ fn the_search_s_heuristic_rewards_pawns_near_promotion_and_queens_near_the_oppos
     // way round.
     let black = score("7/15/7/15/7/15/7/Q14/7/7k6Q/7/15/7/9K5/2Q3Q b 0");
     assert!((black + far).abs() < 1e-4, "{black} against {far}");
+}
+
+/// The search's heuristic walls in a lone King: 0.1 for each rectangle
+/// its region loses, once its side has at most a Queen's material (the
+/// King's place and the other King's, which count too, alike here).
+#[test]
+fn the_search_s_heuristic_counts_the_walls_round_a_lone_king() {
+    let game = Bulltricker::default();
+    let score = |text: &str| {
+        let state = game.parse_state(text).expect("a position");
+        game.heuristic_score(&state).expect("Bulltricker has one")
+    };
+    // Black's King in its corner, two White Queens beside it in both
+    // positions (the same material, freedom and nearness), two more on
+    // White's King's rectangles. Walled in from the board, its region is
+    // its square and its two edge rectangles: 110 rectangles taken.
+    let walled = score("7/1kQ12/Q6/15/7/15/7/15/7/15/7/15/7/13KQ/6Q w 0");
+    // On the two edge rectangles, the Queens wall in nothing: every
+    // square is in the region but the four beside White's King, and only
+    // the eight rectangles that touch nothing else are out of it with the
+    // two Queens: 10 rectangles taken.
+    let open = score("Q6/Qk13/7/15/7/15/7/15/7/15/7/15/7/13KQ/6Q w 0");
+    assert!(
+        (walled - open - 10.0).abs() < 1e-4,
+        "{walled} against {open}"
+    );
+    // With four Pawns Black is no lone King: the walls count for nothing.
+    let walled = score("7/1kQ12/Q6/15/7/15/7/15/7/15/7/15/pppp3/13KQ/6Q w 0");
+    let open = score("Q6/Qk13/7/15/7/15/7/15/7/15/7/15/pppp3/13KQ/6Q w 0");
+    assert!((walled - open).abs() < 1e-4, "{walled} against {open}");
 }

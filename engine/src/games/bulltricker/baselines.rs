@@ -12,9 +12,9 @@
 //!   move; captures tried first, the largest first.
 //!
 //! and the search's own heuristic ([`search_heuristic`]): the anchor's
-//! evaluation, and the Pawns' progress and the Queens' nearness to the
-//! opposing King, which the anchor's depth misses once a side is far
-//! ahead.
+//! evaluation, and the Pawns' progress, the Queens' nearness to the
+//! opposing King and the walls round a lone King's region, which the
+//! anchor's depth misses once a side is far ahead.
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -59,8 +59,9 @@ pub(super) fn captures_first(game: &Bulltricker, state: &Position, moves: &mut V
 
 /// The search's heuristic score for the side to move, in Pawns
 /// ([`crate::Hints::heuristic_score`]): [`MaterialEvaluation`], and each
-/// side's Pawns' progress and Queens' nearness to the opposing King, one's
-/// own less the opponent's.
+/// side's Pawns' progress, Queens' nearness to the opposing King and hold
+/// on a lone opposing King ([`cornering`]), one's own less the
+/// opponent's.
 pub(super) fn search_heuristic(game: &Bulltricker, state: &Position) -> f32 {
     let side = state.side();
     let opponent = side.opponent();
@@ -68,6 +69,90 @@ pub(super) fn search_heuristic(game: &Bulltricker, state: &Position) -> f32 {
     anchor + pawn_progress(state, side) - pawn_progress(state, opponent)
         + queens_near_king(state, side)
         - queens_near_king(state, opponent)
+        + cornering(state, side)
+        - cornering(state, opponent)
+}
+
+/// The most material a side keeps and still counts as a lone King for
+/// [`cornering`]: one Queen, or three Pawns.
+const LONE: u32 = 3;
+/// The worth in Pawns of each rectangle taken from a lone King's region
+/// ([`cornering`]).
+const CORNERING: f32 = 0.1;
+/// The worth in Pawns of each royal step between a lone King and the
+/// board's centre ([`cornering`]).
+const OFF_CENTRE: f32 = 0.5;
+/// The worth in Pawns of each royal step one's King comes nearer a lone
+/// King ([`cornering`]).
+const KINGS_NEAR: f32 = 0.1;
+
+/// The worth in Pawns of `player`'s hold on the opposing King once the
+/// opponent has at most [`LONE`] material left ([`search_heuristic`]),
+/// the mop-up terms of an ending that needs a plan longer than the
+/// search's sight, each nothing before:
+/// - 0.1 for each of the 112 rectangles that is not a liberty of the
+///   King's region ([`region_liberties`]): the mate is a region of one
+///   square without a liberty, 11.2;
+/// - 0.5 for each royal step of the King from the centre (Manhattan), up
+///   to 3 in a corner, where two of its four rectangles are the board's
+///   edge and no way out;
+/// - 0.1 for each royal step one's own King is nearer than twelve (the
+///   Kings keep a square apart, so one's King walls in too).
+fn cornering(state: &Position, player: Player) -> f32 {
+    if state.material(player.opponent()) > LONE {
+        return 0.0;
+    }
+    let taken = board::RECTS as u32 - region_liberties(state, player.opponent());
+    let steps = |a: i32, b: i32| (a - b).abs() / 2;
+    let (row, col) = board::row_col(state.king(player.opponent()));
+    let (own_row, own_col) = board::row_col(state.king(player));
+    let centre = (board::SIZE / 2) as i32;
+    let off_centre = steps(row, centre) + steps(col, centre);
+    let apart = steps(row, own_row) + steps(col, own_col);
+    CORNERING * taken as f32 + OFF_CENTRE * off_centre as f32 + KINGS_NEAR * (12 - apart) as f32
+}
+
+/// The liberties of `player`'s King's region: the empty rectangles around
+/// the royal squares that the King could reach one step at a time through
+/// empty rectangles, were the opponent's pieces to stand still. The
+/// squares beside the other King are out of the region, as the rules keep
+/// the Kings apart.
+fn region_liberties(state: &Position, player: Player) -> u32 {
+    let empty = !state.occupied();
+    let (other_row, other_col) = board::row_col(state.king(player.opponent()));
+    let mut reached = [false; board::GRID];
+    let mut stack = [0usize; 49];
+    let mut pending = 1;
+    stack[0] = state.king(player);
+    reached[stack[0]] = true;
+    let mut liberties: Rects = 0;
+    while pending > 0 {
+        pending -= 1;
+        let (row, col) = board::row_col(stack[pending]);
+        for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+            let Some(rect) = board::at(row + dr, col + dc) else {
+                continue;
+            };
+            if empty & board::bit(rect) == 0 {
+                continue;
+            }
+            liberties |= board::bit(rect);
+            let (next_row, next_col) = (row + 2 * dr, col + 2 * dc);
+            let apart = (next_row - other_row)
+                .abs()
+                .max((next_col - other_col).abs())
+                > 2;
+            if let Some(next) = board::at(next_row, next_col)
+                && apart
+                && !reached[next]
+            {
+                reached[next] = true;
+                stack[pending] = next;
+                pending += 1;
+            }
+        }
+    }
+    liberties.count_ones()
 }
 
 /// The worth in Pawns of `player`'s Pawns' progress towards promotion

@@ -631,8 +631,9 @@ impl Hints for Bulltricker {
     /// once a side is far ahead, one's own less the opponent's: each
     /// Pawn's road to its promotion, 2 · (1 − d / 12)² at d rows from the
     /// promotion row (nearly the two Pawns a Queen adds as it arrives,
-    /// nothing from its start), and each Queen's nearness to the opposing
-    /// King (the pieces that mate must gather round it).
+    /// nothing from its start), each Queen's nearness to the opposing
+    /// King (the pieces that mate must gather round it), and the walls
+    /// round a lone King's region, 0.1 for each rectangle it loses.
     fn heuristic_score(&self, state: &Position) -> Option<f32> {
         Some(baselines::search_heuristic(self, state))
     }
