@@ -392,16 +392,20 @@ fn a_compulsory_capture_that_is_the_only_move_costs_no_evaluation() {
     }
 }
 
+/// The search's heuristic score of the position `text`, for its side to
+/// move.
+fn score(text: &str) -> f32 {
+    let game = Bulltricker::default();
+    let state = game.parse_state(text).expect("a position");
+    game.heuristic_score(&state).expect("Bulltricker has one")
+}
+
 /// The search's heuristic: the anchor's material and Kings' freedom, and
 /// two terms the anchor's shallow sight misses once a side is far ahead.
 #[test]
 fn the_search_s_heuristic_rewards_pawns_near_promotion_and_queens_near_the_opposing_king() {
-    let game = Bulltricker::default();
-    let score = |text: &str| {
-        let state = game.parse_state(text).expect("a position");
-        game.heuristic_score(&state).expect("Bulltricker has one")
-    };
     // Alike sides: nothing for either.
+    let game = Bulltricker::default();
     assert!(score(&game.format_state(&game.initial_state())).abs() < 1e-4);
     // Four Queens against a lone King: twelve Pawns and the Kings'
     // freedom, a little for the Queens' nearness, and White's hold on the
@@ -435,11 +439,6 @@ fn the_search_s_heuristic_rewards_pawns_near_promotion_and_queens_near_the_oppos
 /// King's place and the other King's, which count too, alike here).
 #[test]
 fn the_search_s_heuristic_counts_the_walls_round_a_lone_king() {
-    let game = Bulltricker::default();
-    let score = |text: &str| {
-        let state = game.parse_state(text).expect("a position");
-        game.heuristic_score(&state).expect("Bulltricker has one")
-    };
     // Black's King in its corner, two White Queens beside it in both
     // positions (the same material, freedom and nearness), two more on
     // White's King's rectangles. Walled in from the board, its region is
