@@ -233,17 +233,21 @@ where
         if stop.load(Ordering::Relaxed) {
             return;
         }
-        let lines = config.opening_lines.len() as u32;
-        let opening = match (lines, config.openings) {
-            (0, 0) => 0,
-            (0, openings) => (index / 2) % openings,
-            (lines, _) => (index / 2) % lines,
-        };
-        let game = game_for_opening(opening);
-        let moves = match (lines, config.openings) {
-            (0, 0) => Vec::new(),
-            (0, _) => opening_moves(&game, opening, config.opening_plies, config.seed),
-            _ => config.opening_lines[opening as usize].clone(),
+        let lines = &config.opening_lines;
+        let (opening, game, moves) = if !lines.is_empty() {
+            let opening = (index / 2) % lines.len() as u32;
+            (
+                opening,
+                game_for_opening(opening),
+                lines[opening as usize].clone(),
+            )
+        } else if config.openings == 0 {
+            (0, game_for_opening(0), Vec::new())
+        } else {
+            let opening = (index / 2) % config.openings;
+            let game = game_for_opening(opening);
+            let moves = opening_moves(&game, opening, config.opening_plies, config.seed);
+            (opening, game, moves)
         };
         let seed = config
             .seed
