@@ -412,14 +412,18 @@ fn the_search_s_heuristic_rewards_pawns_near_promotion_and_queens_near_the_oppos
     // lone King: 1.4 for the 14 rectangles out of its region (the four
     // Queens', and ten that touch only the squares beside White's King),
     // 0.5 for its one step from the centre, 0.9 for the Kings' three
-    // steps apart.
+    // steps apart, 1.55 for the Queens 7, 7, 5 and 6 cells away (14 − d
+    // each, 0.05 a cell), 0.6 for the three squares within two steps it
+    // cannot reach, those beside White's King.
     let far = score("7/15/7/15/7/15/7/Q14/7/7k6Q/7/15/7/9K5/2Q3Q w 0");
-    assert!((12.0..13.0).contains(&(far - 2.8)), "{far}");
-    // One Queen brought from seven columns away to one, not yet beside
-    // the King (its rectangles are as free as before).
+    let hold = 1.4 + 0.5 + 0.9 + 1.55 + 0.6;
+    assert!((12.0..13.0).contains(&(far - hold)), "{far}");
+    // One Queen brought from seven cells away to two, not yet beside the
+    // King (its rectangles are as free as before, its squares as near):
+    // both nearness terms.
     let near = score("7/15/7/15/7/15/7/6Q8/7/7k6Q/7/15/7/9K5/2Q3Q w 0");
     assert!(
-        (near - far - 0.3 * 5.0 / 14.0).abs() < 1e-4,
+        (near - far - 0.3 * 5.0 / 14.0 - 0.05 * 5.0).abs() < 1e-4,
         "{near} against {far}"
     );
     // A White Pawn three rows from its promotion against one at eleven:
@@ -435,22 +439,26 @@ fn the_search_s_heuristic_rewards_pawns_near_promotion_and_queens_near_the_oppos
 }
 
 /// The search's heuristic walls in a lone King: 0.1 for each rectangle
-/// its region loses, once its side has at most a Queen's material (the
-/// King's place and the other King's, which count too, alike here).
+/// its region loses and 0.2 for each square within two steps it cannot
+/// reach, once its side has at most a Queen's material (the King's place
+/// and the other King's, which count too, alike here).
 #[test]
 fn the_search_s_heuristic_counts_the_walls_round_a_lone_king() {
     // Black's King in its corner, two White Queens beside it in both
     // positions (the same material, freedom and nearness), two more on
     // White's King's rectangles. Walled in from the board, its region is
-    // its square and its two edge rectangles: 110 rectangles taken.
+    // its square and its two edge rectangles: 110 rectangles taken, and
+    // none of the twelve squares within two steps.
     let walled = score("7/1kQ12/Q6/15/7/15/7/15/7/15/7/15/7/13KQ/6Q w 0");
     // On the two edge rectangles, the Queens wall in nothing: every
     // square is in the region but the four beside White's King, and only
     // the eight rectangles that touch nothing else are out of it with the
-    // two Queens: 10 rectangles taken.
+    // two Queens: 10 rectangles taken. From its corner the King reaches
+    // two squares in one step and three more in two: seven out of reach.
     let open = score("Q6/Qk13/7/15/7/15/7/15/7/15/7/15/7/13KQ/6Q w 0");
+    let more = (110.0 - 10.0) * 0.1 + (12.0 - 7.0) * 0.2;
     assert!(
-        (walled - open - 10.0).abs() < 1e-4,
+        (walled - open - more).abs() < 1e-4,
         "{walled} against {open}"
     );
     // With four Pawns Black is no lone King: the walls count for nothing.

@@ -85,74 +85,118 @@ const OFF_CENTRE: f32 = 0.5;
 /// The worth in Pawns of each royal step one's King comes nearer a lone
 /// King ([`cornering`]).
 const KINGS_NEAR: f32 = 0.1;
+/// The worth in Pawns of each cell one's Queen comes nearer a lone King
+/// ([`cornering`]).
+const QUEENS_NEAR: f32 = 0.05;
+/// The worth in Pawns of each royal square a lone King can no longer
+/// reach within two steps ([`cornering`]).
+const CLOSE_SQUARES: f32 = 0.2;
+/// The most royal squares a King reaches within two steps: four at one,
+/// eight at two.
+const CLOSE_REACH: u32 = 12;
 
 /// The worth in Pawns of `player`'s hold on the opposing King once the
 /// opponent has at most [`LONE`] material left ([`search_heuristic`]),
 /// the mop-up terms of an ending that needs a plan longer than the
 /// search's sight, each nothing before:
 /// - 0.1 for each of the 112 rectangles that is not a liberty of the
-///   King's region ([`region_liberties`]): the mate is a region of one
+///   King's region ([`Region`]): the mate is a region of one
 ///   square without a liberty, 11.2;
 /// - 0.5 for each royal step of the King from the centre (Manhattan), up
 ///   to 3 in a corner, where two of its four rectangles are the board's
 ///   edge and no way out;
 /// - 0.1 for each royal step one's own King is nearer than twelve (the
-///   Kings keep a square apart, so one's King walls in too).
+///   Kings keep a square apart, so one's King walls in too);
+/// - 0.05 for each cell each of one's Queens is nearer the King than
+///   fourteen (the larger of the rows' and the columns' distances): the
+///   region shrinks only once a wall is whole, and the Queens must come
+///   to build it;
+/// - 0.2 for each of the twelve royal squares within two steps that the
+///   King can no longer reach in two ([`Region::close`]), which tells a
+///   King hemmed in from one still free before any wall is whole.
 fn cornering(state: &Position, player: Player) -> f32 {
     if state.material(player.opponent()) > LONE {
         return 0.0;
     }
-    let taken = board::RECTS as u32 - region_liberties(state, player.opponent());
+    let region = Region::of(state, player.opponent());
+    let taken = board::RECTS as u32 - region.liberties;
     let steps = |a: i32, b: i32| (a - b).abs() / 2;
     let (row, col) = board::row_col(state.king(player.opponent()));
     let (own_row, own_col) = board::row_col(state.king(player));
     let centre = (board::SIZE / 2) as i32;
     let off_centre = steps(row, centre) + steps(col, centre);
     let apart = steps(row, own_row) + steps(col, own_col);
-    CORNERING * taken as f32 + OFF_CENTRE * off_centre as f32 + KINGS_NEAR * (12 - apart) as f32
+    let queens = state.pieces(player) & state.key.queens;
+    let queens_near: i32 = board::rect_cells(queens)
+        .map(|g| {
+            let (queen_row, queen_col) = board::row_col(g);
+            14 - (queen_row - row).abs().max((queen_col - col).abs())
+        })
+        .sum();
+    CORNERING * taken as f32
+        + OFF_CENTRE * off_centre as f32
+        + KINGS_NEAR * (12 - apart) as f32
+        + QUEENS_NEAR * queens_near as f32
+        + CLOSE_SQUARES * (CLOSE_REACH - region.close) as f32
 }
 
-/// The liberties of `player`'s King's region: the empty rectangles around
-/// the royal squares that the King could reach one step at a time through
-/// empty rectangles, were the opponent's pieces to stand still. The
-/// squares beside the other King are out of the region, as the rules keep
-/// the Kings apart.
-fn region_liberties(state: &Position, player: Player) -> u32 {
-    let empty = !state.occupied();
-    let (other_row, other_col) = board::row_col(state.king(player.opponent()));
-    let mut reached = [false; board::GRID];
-    let mut stack = [0usize; 49];
-    let mut pending = 1;
-    stack[0] = state.king(player);
-    reached[stack[0]] = true;
-    let mut liberties: Rects = 0;
-    while pending > 0 {
-        pending -= 1;
-        let (row, col) = board::row_col(stack[pending]);
-        for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
-            let Some(rect) = board::at(row + dr, col + dc) else {
-                continue;
-            };
-            if empty & board::bit(rect) == 0 {
-                continue;
-            }
-            liberties |= board::bit(rect);
-            let (next_row, next_col) = (row + 2 * dr, col + 2 * dc);
-            let apart = (next_row - other_row)
-                .abs()
-                .max((next_col - other_col).abs())
-                > 2;
-            if let Some(next) = board::at(next_row, next_col)
-                && apart
-                && !reached[next]
-            {
-                reached[next] = true;
-                stack[pending] = next;
-                pending += 1;
+/// A King's region: the royal squares that the King could reach one step
+/// at a time through empty rectangles, were the opponent's pieces to
+/// stand still. The squares beside the other King are out of the region,
+/// as the rules keep the Kings apart.
+struct Region {
+    /// The empty rectangles around the region's squares.
+    liberties: u32,
+    /// The region's squares within two steps of the King, the King's own
+    /// square left out (at most [`CLOSE_REACH`]).
+    close: u32,
+}
+
+impl Region {
+    /// The region of `player`'s King, searched breadth first.
+    fn of(state: &Position, player: Player) -> Region {
+        let empty = !state.occupied();
+        let (other_row, other_col) = board::row_col(state.king(player.opponent()));
+        let mut steps = [u8::MAX; board::GRID];
+        let mut queue = [0usize; 49];
+        let (mut head, mut tail) = (0, 1);
+        queue[0] = state.king(player);
+        steps[queue[0]] = 0;
+        let mut liberties: Rects = 0;
+        let mut close = 0;
+        while head < tail {
+            let square = queue[head];
+            head += 1;
+            let (row, col) = board::row_col(square);
+            for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+                let Some(rect) = board::at(row + dr, col + dc) else {
+                    continue;
+                };
+                if empty & board::bit(rect) == 0 {
+                    continue;
+                }
+                liberties |= board::bit(rect);
+                let (next_row, next_col) = (row + 2 * dr, col + 2 * dc);
+                let apart = (next_row - other_row)
+                    .abs()
+                    .max((next_col - other_col).abs())
+                    > 2;
+                if let Some(next) = board::at(next_row, next_col)
+                    && apart
+                    && steps[next] == u8::MAX
+                {
+                    steps[next] = steps[square] + 1;
+                    close += u32::from(steps[next] <= 2);
+                    queue[tail] = next;
+                    tail += 1;
+                }
             }
         }
+        Region {
+            liberties: liberties.count_ones(),
+            close,
+        }
     }
-    liberties.count_ones()
 }
 
 /// The worth in Pawns of `player`'s Pawns' progress towards promotion
