@@ -466,3 +466,40 @@ fn the_search_s_heuristic_counts_the_walls_round_a_lone_king() {
     let open = score("Q6/Qk13/7/15/7/15/7/15/7/15/7/15/pppp3/13KQ/6Q w 0");
     assert!((walled - open).abs() < 1e-4, "{walled} against {open}");
 }
+
+/// The won endings that measure a search's conversion
+/// (`checkpoints/bulltricker/won-endings.txt`, played by `arena
+/// --opening-file`): each line is legal from the start, leaves the game
+/// going, and ends where one side has at least eight points and the other
+/// at most three: the first eight lines won for White, the last seven for
+/// Black.
+#[test]
+fn the_won_endings_are_legal_lines_that_end_a_side_far_ahead() {
+    let game = Bulltricker::default();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../checkpoints/bulltricker/won-endings.txt"
+    );
+    let text = std::fs::read_to_string(path).expect("the won endings");
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|line| line.split('#').next().unwrap_or_default())
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 15);
+    for (index, line) in lines.iter().enumerate() {
+        let mut state = game.initial_state();
+        for word in line.split_whitespace() {
+            let action = game.parse_action(&state, word).expect("a move");
+            state = game.play(&state, action).expect("a legal move");
+        }
+        assert_eq!(game.outcome(&state), None, "line {}", index + 1);
+        let ahead = if index < 8 {
+            Player::First
+        } else {
+            Player::Second
+        };
+        assert!(state.material(ahead) >= 8, "line {}", index + 1);
+        assert!(state.material(ahead.opponent()) <= 3, "line {}", index + 1);
+    }
+}
