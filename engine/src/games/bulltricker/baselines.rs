@@ -108,7 +108,7 @@ const CLOSE_REACH: u32 = 12;
 /// - 0.1 for each royal step one's own King is nearer than twelve (the
 ///   Kings keep a square apart, so one's King walls in too);
 /// - 0.05 for each cell each of one's Queens is nearer the King than
-///   fourteen (the larger of the rows' and the columns' distances): the
+///   fourteen, the farthest cells can be apart ([`cells_apart`]): the
 ///   region shrinks only once a wall is whole, and the Queens must come
 ///   to build it;
 /// - 0.2 for each of the twelve royal squares within two steps that the
@@ -126,13 +126,7 @@ fn cornering(state: &Position, player: Player) -> f32 {
     let centre = (board::SIZE / 2) as i32;
     let off_centre = steps(row, centre) + steps(col, centre);
     let apart = steps(row, own_row) + steps(col, own_col);
-    let queens = state.pieces(player) & state.key.queens;
-    let queens_near: i32 = board::rect_cells(queens)
-        .map(|g| {
-            let (queen_row, queen_col) = board::row_col(g);
-            14 - (queen_row - row).abs().max((queen_col - col).abs())
-        })
-        .sum();
+    let queens_near: i32 = queens_to_king(state, player).map(|d| FARTHEST - d).sum();
     CORNERING * taken as f32
         + OFF_CENTRE * off_centre as f32
         + KINGS_NEAR * (12 - apart) as f32
@@ -156,7 +150,7 @@ impl Region {
     /// The region of `player`'s King, searched breadth first.
     fn of(state: &Position, player: Player) -> Region {
         let empty = !state.occupied();
-        let (other_row, other_col) = board::row_col(state.king(player.opponent()));
+        let other = state.king(player.opponent());
         let mut steps = [u8::MAX; board::GRID];
         let mut queue = [0usize; 49];
         let (mut head, mut tail) = (0, 1);
@@ -176,13 +170,8 @@ impl Region {
                     continue;
                 }
                 liberties |= board::bit(rect);
-                let (next_row, next_col) = (row + 2 * dr, col + 2 * dc);
-                let apart = (next_row - other_row)
-                    .abs()
-                    .max((next_col - other_col).abs())
-                    > 2;
-                if let Some(next) = board::at(next_row, next_col)
-                    && apart
+                if let Some(next) = board::at(row + 2 * dr, col + 2 * dc)
+                    && cells_apart(next, other) > 2
                     && steps[next] == u8::MAX
                 {
                     steps[next] = steps[square] + 1;
@@ -215,17 +204,28 @@ fn pawn_progress(state: &Position, player: Player) -> f32 {
 
 /// The worth in Pawns of `player`'s Queens' nearness to the opposing
 /// King ([`search_heuristic`]), 0.3 · (1 − d / 14) each at d cells
-/// (the larger of the rows' and the columns' distances).
+/// ([`cells_apart`]).
 fn queens_near_king(state: &Position, player: Player) -> f32 {
-    let queens = state.pieces(player) & state.key.queens;
-    let (king_row, king_col) = board::row_col(state.king(player.opponent()));
-    board::rect_cells(queens)
-        .map(|g| {
-            let (row, col) = board::row_col(g);
-            let cells = (row - king_row).abs().max((col - king_col).abs()) as f32;
-            0.3 * (1.0 - cells / 14.0)
-        })
+    queens_to_king(state, player)
+        .map(|d| 0.3 * (1.0 - d as f32 / FARTHEST as f32))
         .sum()
+}
+
+/// The farthest two cells of the grid can be apart ([`cells_apart`]).
+const FARTHEST: i32 = board::SIZE as i32 - 1;
+
+/// How many cells apart two cells of the grid are: the larger of the
+/// rows' and the columns' distances.
+fn cells_apart(a: usize, b: usize) -> i32 {
+    let ((a_row, a_col), (b_row, b_col)) = (board::row_col(a), board::row_col(b));
+    (a_row - b_row).abs().max((a_col - b_col).abs())
+}
+
+/// How many cells each of `player`'s Queens is from the opposing King
+/// ([`cells_apart`]).
+fn queens_to_king(state: &Position, player: Player) -> impl Iterator<Item = i32> {
+    let king = state.king(player.opponent());
+    board::rect_cells(state.pieces(player) & state.key.queens).map(move |g| cells_apart(g, king))
 }
 
 /// The greedy player.
