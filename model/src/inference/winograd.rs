@@ -197,35 +197,48 @@ impl Shape {
 /// Defines `$name`, which runs `$body` (an `#[inline(always)]` function)
 /// compiled for the widest vectors the CPU has: the transforms' loops over
 /// channels vectorise to AVX-512 or AVX2 instead of the baseline's SSE2.
+/// Its `@vectors` arm runs `$avx512` or `$avx2` where the CPU has those
+/// vectors and says whether it did.
 macro_rules! widest_vectors {
     ($name:ident => $body:ident($($argument:ident: $type:ty),*)) => {
         fn $name($($argument: $type),*) {
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx512f")]
-                fn avx512($($argument: $type),*) {
-                    $body($($argument),*)
-                }
-                #[target_feature(enable = "avx2,fma")]
-                fn avx2($($argument: $type),*) {
-                    $body($($argument),*)
-                }
-                if std::arch::is_x86_feature_detected!("avx512f") {
-                    #[allow(unsafe_code)]
-                    // SAFETY: the CPU has AVX-512F, checked just above.
-                    return unsafe { avx512($($argument),*) };
-                }
-                if std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("fma")
-                {
-                    #[allow(unsafe_code)]
-                    // SAFETY: the CPU has AVX2 and FMA, checked just above.
-                    return unsafe { avx2($($argument),*) };
-                }
+            if !widest_vectors!(@vectors $body, $body; $($argument: $type),*) {
+                $body($($argument),*)
             }
-            $body($($argument),*)
         }
     };
+    (@vectors $avx512:expr, $avx2:expr; $($argument:ident: $type:ty),*) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx512f")]
+            fn avx512($($argument: $type),*) {
+                $avx512($($argument),*)
+            }
+            #[target_feature(enable = "avx2,fma")]
+            fn avx2($($argument: $type),*) {
+                $avx2($($argument),*)
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                #[allow(unsafe_code)]
+                // SAFETY: the CPU has AVX-512F, checked just above.
+                unsafe { avx512($($argument),*) };
+                true
+            } else if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                #[allow(unsafe_code)]
+                // SAFETY: the CPU has AVX2 and FMA, checked just above.
+                unsafe { avx2($($argument),*) };
+                true
+            } else {
+                false
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }};
 }
 
 widest_vectors!(transform_inputs => transform_inputs_body(
@@ -391,46 +404,13 @@ fn point_products(
     }
     assert!(weights.len() >= POINTS * cin * cout);
     assert!(inputs.len() >= tiles * POINTS * cin && products.len() >= tiles * POINTS * cout);
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f")]
-        fn avx512(
-            weights: &[f32],
-            inputs: &[f32],
-            products: &mut [f32],
-            shape: (usize, usize, usize),
-        ) {
-            point_products_body::<32>(weights, inputs, products, shape);
-        }
-        #[target_feature(enable = "avx2,fma")]
-        fn avx2(
-            weights: &[f32],
-            inputs: &[f32],
-            products: &mut [f32],
-            shape: (usize, usize, usize),
-        ) {
-            point_products_body::<16>(weights, inputs, products, shape);
-        }
-        let shape = (tiles, cin, cout);
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            #[allow(unsafe_code)]
-            // SAFETY: the CPU has AVX-512F, checked just above.
-            unsafe {
-                avx512(weights, inputs, products, shape)
-            };
-            return true;
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            #[allow(unsafe_code)]
-            // SAFETY: the CPU has AVX2 and FMA, checked just above.
-            unsafe {
-                avx2(weights, inputs, products, shape)
-            };
-            return true;
-        }
-    }
-    false
+    let shape = (tiles, cin, cout);
+    widest_vectors!(@vectors point_products_body::<32>, point_products_body::<16>;
+        weights: &[f32],
+        inputs: &[f32],
+        products: &mut [f32],
+        shape: (usize, usize, usize)
+    )
 }
 
 /// [`point_products`] with blocks of `WIDE` outputs (a multiple of 16)
@@ -443,80 +423,78 @@ fn point_products_body<const WIDE: usize>(
     (tiles, cin, cout): (usize, usize, usize),
 ) {
     for point in 0..POINTS {
-        let weights = &weights[point * cin * cout..(point + 1) * cin * cout];
+        let at = Point {
+            weights: &weights[point * cin * cout..(point + 1) * cin * cout],
+            inputs,
+            point,
+            cin,
+            cout,
+        };
         let mut tile = 0;
-        while tile < tiles {
-            let at = Block {
-                point,
-                tile,
-                column: 0,
-                cin,
-                cout,
-            };
-            if tile + 4 <= tiles {
-                let mut column = 0;
-                while column + WIDE <= cout {
-                    product_block::<4, WIDE>(weights, inputs, products, Block { column, ..at });
-                    column += WIDE;
-                }
-                while column < cout {
-                    product_block::<4, 16>(weights, inputs, products, Block { column, ..at });
-                    column += 16;
-                }
-                tile += 4;
-            } else {
-                for column in (0..cout).step_by(16) {
-                    product_block::<1, 16>(weights, inputs, products, Block { column, ..at });
-                }
-                tile += 1;
+        while tile + 4 <= tiles {
+            let mut column = 0;
+            while column + WIDE <= cout {
+                at.block::<4, WIDE>(products, tile, column);
+                column += WIDE;
+            }
+            while column < cout {
+                at.block::<4, 16>(products, tile, column);
+                column += 16;
+            }
+            tile += 4;
+        }
+        for tile in tile..tiles {
+            for column in (0..cout).step_by(16) {
+                at.block::<1, 16>(products, tile, column);
             }
         }
     }
 }
 
-/// Where one block of [`point_products`] lies.
-#[derive(Clone, Copy)]
-struct Block {
+/// The products at one point of [`point_products`]: that point's weights
+/// (`cin × cout`) and every tile's inputs.
+struct Point<'a> {
+    weights: &'a [f32],
+    inputs: &'a [f32],
     point: usize,
-    /// Its first tile.
-    tile: usize,
-    /// Its first output.
-    column: usize,
     cin: usize,
     cout: usize,
 }
 
-/// `TILES` tiles' products at one point for `COLUMNS` outputs, summed in
-/// registers over the inputs.
-#[inline(always)]
-fn product_block<const TILES: usize, const COLUMNS: usize>(
-    weights: &[f32],
-    inputs: &[f32],
-    products: &mut [f32],
-    Block {
-        point,
-        tile,
-        column,
-        cin,
-        cout,
-    }: Block,
-) {
-    let row = |t: usize| (tile + t) * POINTS + point;
-    let lhs: [&[f32]; TILES] = std::array::from_fn(|t| &inputs[row(t) * cin..][..cin]);
-    let mut sums = [[0.0f32; COLUMNS]; TILES];
-    for k in 0..cin {
-        let rhs: &[f32; COLUMNS] = weights[k * cout + column..][..COLUMNS]
-            .try_into()
-            .expect("COLUMNS weights");
-        for (sums, lhs) in sums.iter_mut().zip(&lhs) {
-            let a = lhs[k];
-            for (sum, &w) in sums.iter_mut().zip(rhs) {
-                *sum = a.mul_add(w, *sum);
+impl Point<'_> {
+    /// `TILES` tiles' products from `tile` on, for `COLUMNS` outputs from
+    /// `column` on, summed in registers over the inputs.
+    #[inline(always)]
+    fn block<const TILES: usize, const COLUMNS: usize>(
+        &self,
+        products: &mut [f32],
+        tile: usize,
+        column: usize,
+    ) {
+        let Self {
+            weights,
+            inputs,
+            point,
+            cin,
+            cout,
+        } = *self;
+        let row = |t: usize| (tile + t) * POINTS + point;
+        let lhs: [&[f32]; TILES] = std::array::from_fn(|t| &inputs[row(t) * cin..][..cin]);
+        let mut sums = [[0.0f32; COLUMNS]; TILES];
+        for k in 0..cin {
+            let rhs: &[f32; COLUMNS] = weights[k * cout + column..][..COLUMNS]
+                .try_into()
+                .expect("COLUMNS weights");
+            for (sums, lhs) in sums.iter_mut().zip(&lhs) {
+                let a = lhs[k];
+                for (sum, &w) in sums.iter_mut().zip(rhs) {
+                    *sum = a.mul_add(w, *sum);
+                }
             }
         }
-    }
-    for (t, sums) in sums.iter().enumerate() {
-        products[row(t) * cout + column..][..COLUMNS].copy_from_slice(sums);
+        for (t, sums) in sums.iter().enumerate() {
+            products[row(t) * cout + column..][..COLUMNS].copy_from_slice(sums);
+        }
     }
 }
 
