@@ -69,7 +69,8 @@ fn every_command((game, first, short_games): (&str, &str, Option<&str>)) {
     let board = run(here, &["show", "--game", game]);
     assert!(board.contains("legal moves"), "{board}");
 
-    // arena: the network player loads this game's shipped model.
+    // arena: the network player loads this game's shipped model (its
+    // search alone: Bulltricker's tactics take a second a move).
     let report = json(&run(
         here,
         &[
@@ -77,7 +78,7 @@ fn every_command((game, first, short_games): (&str, &str, Option<&str>)) {
             "--game",
             game,
             "--a",
-            "mcts:sims=8",
+            "mcts:sims=8,tactics=0",
             "--b",
             "random",
             "--games",

@@ -488,6 +488,13 @@ pub trait Hints: Game {
         self.legal_actions(state, moves);
     }
 
+    /// The tactics the game's own players search with
+    /// ([`crate::search::Tactics`]): by default none, the network's search
+    /// alone.
+    fn search_tactics(&self) -> crate::search::Tactics {
+        crate::search::Tactics::default()
+    }
+
     /// Each grid cell's owner once the game `state` is over, from
     /// `player`'s point of view: 1 own, −1 the opponent's, 0 nobody's or
     /// off the board, written to `owners` (height × width, row-major, as a

@@ -91,12 +91,21 @@ impl Level {
         self.noise == 0.0 && self.temperature == 0.0
     }
 
-    /// The level's way of choosing moves.
-    pub fn setting(&self) -> Setting {
+    /// The level's way of choosing moves in `game`. A level that plays
+    /// its best searches with the game's tactics
+    /// ([`Hints::search_tactics`]), as it asks the solver before trusting
+    /// its search ([`advise`]); the gentler levels search with the network
+    /// alone.
+    pub fn setting<G: Hints>(&self, game: &G) -> Setting {
+        let base = if self.plays_its_best() {
+            SearchConfig::for_game(game)
+        } else {
+            SearchConfig::default()
+        };
         Setting {
             config: SearchConfig {
                 simulations: self.simulations,
-                ..SearchConfig::default()
+                ..base
             },
             choice: MoveChoice::for_temperature(self.temperature),
             noise: self.noise,
@@ -117,13 +126,13 @@ pub struct Setting {
 }
 
 impl Setting {
-    /// `simulations` and the move of best lower confidence bound, without
-    /// noise.
-    pub fn simulations(simulations: u32) -> Setting {
+    /// `simulations` of `game`'s search and the move of best lower
+    /// confidence bound, without noise.
+    pub fn simulations<G: Hints>(game: &G, simulations: u32) -> Setting {
         Setting {
             config: SearchConfig {
                 simulations,
-                ..SearchConfig::default()
+                ..SearchConfig::for_game(game)
             },
             choice: MoveChoice::LowerConfidenceBound,
             noise: 0.0,
@@ -253,7 +262,7 @@ mod tests {
         let game = Heraldis::default();
         // Light to move wins at d2 (a2 b2 c2 d2), whatever Dark threatens.
         let state = game.parse_state("5/5/5/LLL2/DDD2 l - 6").expect("position");
-        let setting = Level::get(7).expect("level").setting();
+        let setting = Level::get(7).expect("level").setting(&game);
         let advice = advise(&game, &state, UniformEvaluator, &setting, 7, None);
         assert_eq!(game.format_action(&state, advice.action), "d2");
         assert_eq!(advice.result.proof, Some(Outcome::Win));
@@ -261,11 +270,42 @@ mod tests {
     }
 
     #[test]
+    fn the_levels_that_play_their_best_search_with_the_games_tactics() {
+        let game = crate::bulltricker::Bulltricker::default();
+        for level in LEVELS {
+            let config = level.setting(&game).config;
+            assert_eq!(config.simulations, level.simulations);
+            let tactics = SearchConfig {
+                simulations: level.simulations,
+                ..SearchConfig::for_game(&game)
+            };
+            if level.plays_its_best() {
+                assert_eq!(config, tactics, "level {}", level.number);
+            } else {
+                assert_eq!(config.tactics.leaf_depth, 0, "level {}", level.number);
+                assert_eq!(config.tactics.score_utility, 0.0, "level {}", level.number);
+            }
+        }
+        // Heraldis has none: every level searches with the network alone.
+        let heraldis = Heraldis::default();
+        for level in LEVELS {
+            let config = level.setting(&heraldis).config;
+            assert_eq!(
+                SearchConfig {
+                    simulations: 800,
+                    ..config
+                },
+                SearchConfig::default()
+            );
+        }
+    }
+
+    #[test]
     fn the_gentlest_level_plays_random_moves_and_the_strongest_none() {
         let game = Heraldis::default();
         let state = game.initial_state();
         let moves = |number: u32| {
-            let setting = Level::get(number).expect("level").setting();
+            let setting = Level::get(number).expect("level").setting(&game);
             (0..60u64)
                 .map(|seed| advise(&game, &state, UniformEvaluator, &setting, seed, None).action)
                 .collect::<std::collections::HashSet<_>>()

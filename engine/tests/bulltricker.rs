@@ -367,7 +367,7 @@ impl grandmaitre_engine::search::Evaluator<Bulltricker> for Recording {
 
 #[test]
 fn a_compulsory_capture_that_is_the_only_move_costs_no_evaluation() {
-    use grandmaitre_engine::search::{Search, SearchConfig};
+    use grandmaitre_engine::search::{Search, SearchConfig, Tactics};
     let game = Bulltricker::default();
     // Black's Queen on H1C2 must take the Pawn on H2C2 along its line.
     let text = "1q5/q1q1q1qk2q1q1q/p1p1ppp/p1p1p1p1p1p1p1p/7/15/3p3/2p12/7/15/7/P1P1P1P1P1P1P1P/PPPPPPP/Q1Q1Q2K2Q1Q1Q/2Q1Q2 b 11";
@@ -376,7 +376,10 @@ fn a_compulsory_capture_that_is_the_only_move_costs_no_evaluation() {
     for skip in [false, true] {
         let config = SearchConfig {
             simulations: 32,
-            skip_single_moves: skip,
+            tactics: Tactics {
+                skip_single_moves: skip,
+                ..Tactics::default()
+            },
             ..SearchConfig::default()
         };
         let evaluator = Recording::default();

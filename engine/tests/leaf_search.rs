@@ -1,4 +1,4 @@
-//! The search's leaf search (`SearchConfig::leaf_depth`): an alpha-beta
+//! The search's leaf search (`Tactics::leaf_depth`): an alpha-beta
 //! search on the game's heuristic from each new position of the tree,
 //! which proves the positions where a side is mated within its depth and
 //! mixes its score into the value backed up (`leaf_weight`); and the
@@ -10,7 +10,7 @@ use grandmaitre_engine::alphabeta::{AlphaBeta, HEURISTIC_UNIT, HeuristicEvaluati
 use grandmaitre_engine::bulltricker::{Bulltricker, Position};
 use grandmaitre_engine::search::{
     EvaluationRequest, Evaluations, Evaluator, MoveChoice, Search, SearchConfig, SearchResult,
-    UniformEvaluator,
+    Tactics, UniformEvaluator,
 };
 use grandmaitre_engine::{Forcing, Game, Hints, Notation, Outcome, ToMove};
 use std::sync::Mutex;
@@ -93,7 +93,10 @@ fn the_leaf_search_proves_a_mate_in_five_plies_that_the_search_alone_does_not() 
     assert_eq!(leaf_reading(&game, &state, 5), Err(Outcome::Win));
     let config = |leaf_depth| SearchConfig {
         simulations: 1000,
-        leaf_depth,
+        tactics: Tactics {
+            leaf_depth,
+            ..Tactics::default()
+        },
         ..SearchConfig::default()
     };
     let (_, _, alone) = run(MATE_IN_FIVE, config(0));
@@ -122,7 +125,10 @@ fn positions_the_leaf_search_proves_never_reach_the_evaluator() {
         MATE_IN_THREE,
         SearchConfig {
             simulations: 300,
-            leaf_depth: 2,
+            tactics: Tactics {
+                leaf_depth: 2,
+                ..Tactics::default()
+            },
             ..SearchConfig::default()
         },
     );
@@ -149,8 +155,11 @@ fn a_new_leaf_backs_up_the_mix_of_the_evaluator_and_the_leaf_search() {
         let score = (pawns / game.heuristic_scale()).tanh();
         let config = SearchConfig {
             simulations: 1,
-            leaf_depth: 2,
-            leaf_weight: weight,
+            tactics: Tactics {
+                leaf_depth: 2,
+                leaf_weight: weight,
+                ..Tactics::default()
+            },
             ..SearchConfig::default()
         };
         let mut search = Search::new(game.clone(), state.clone(), config, 1);
@@ -182,8 +191,11 @@ const QUEEN_LOST: &str = "7/q1q1q1qk2q1q1q/ppp1ppp/p1p1p1p1p3p1p/7/10p4/7/15/3q3
 fn a_deeper_search_from_the_root_s_moves_proves_what_the_leaves_depth_cannot() {
     let config = |root_leaf_depth| SearchConfig {
         simulations: 1000,
-        leaf_depth: 2,
-        root_leaf_depth,
+        tactics: Tactics {
+            leaf_depth: 2,
+            root_leaf_depth,
+            ..Tactics::default()
+        },
         ..SearchConfig::default()
     };
     let (_, _, shallow) = run(MATE_IN_FIVE, config(0));
@@ -205,8 +217,11 @@ const TWO_QUEENS_BESIDE_THE_KING: &str =
 fn with_score_utility(score_utility: f32) -> SearchConfig {
     SearchConfig {
         simulations: 400,
-        leaf_depth: 2,
-        score_utility,
+        tactics: Tactics {
+            leaf_depth: 2,
+            score_utility,
+            ..Tactics::default()
+        },
         ..SearchConfig::default()
     }
 }

@@ -8,7 +8,7 @@ use grandmaitre_engine::halma::Halma;
 use grandmaitre_engine::havannah::Havannah;
 use grandmaitre_engine::heraldis::Heraldis;
 use grandmaitre_engine::search::{
-    GumbelConfig, MoveChoice, RolloutEvaluator, RootSelection, Search, SearchConfig,
+    GumbelConfig, MoveChoice, RolloutEvaluator, RootSelection, Search, SearchConfig, Tactics,
     UniformEvaluator,
 };
 use grandmaitre_engine::{Forcing, Game, Hints, Notation, Outcome, Player, ToMove};
@@ -563,7 +563,10 @@ fn implicit_minimax_backups_see_through_a_trap_that_averages_hide() {
         for weight in [0.0, 0.3, 0.5] {
             let config = SearchConfig {
                 simulations,
-                minimax_weight: weight,
+                tactics: Tactics {
+                    minimax_weight: weight,
+                    ..Tactics::default()
+                },
                 ..SearchConfig::default()
             };
             let mut search = Search::new(game.clone(), game.initial_state(), config, 5);

@@ -20,7 +20,7 @@ use grandmaitre_engine::guard::Guard;
 use grandmaitre_engine::levels::{ADVICE_LEVEL, LEVELS};
 use grandmaitre_engine::search::{
     EvaluationRequest, Evaluations, Evaluator, MoveChoice, MovesLeftConfig, Search, SearchConfig,
-    SearchResult, UniformEvaluator,
+    SearchResult, Tactics, UniformEvaluator,
 };
 use grandmaitre_engine::seats::{HUMAN_LEVELS, Seat, Seats};
 use grandmaitre_engine::solve::{Budget, Solution, SolveReport, Solver};
@@ -367,14 +367,24 @@ fn search_vectors<G: Registered>(
 /// them: what a runtime's search reads (`web/search.js`), never copies.
 fn search_settings<G: Registered>(game: &G) -> serde_json::Value {
     let config = SearchConfig::default();
+    let tactics = game.search_tactics();
     json!({
-        "meaning": "PUCT's constants (c_puct, c_puct_base, fpu_reduction), the leaves gathered per network batch, the Monte-Carlo solver and tree reuse, as every level, the advice and the bar search; levels: simulations, the move choice's temperature on visit counts (0: the move of best lower confidence bound) and the probability of a uniformly random legal move; advice_level: the level of the advice; bar_simulations: the bar's search; guard_nodes: the positions each solve of the guard may expand, where the levels that play their best ask the solver before trusting their search (search_vectors.guard)",
+        "meaning": "PUCT's constants (c_puct, c_puct_base, fpu_reduction), the leaves gathered per network batch, the Monte-Carlo solver and tree reuse, as every level, the advice and the bar search; tactics: null, or the game's tactical settings that every level, the advice and the bar add to the search (a runtime without them cannot play the game's levels); levels: simulations, the move choice's temperature on visit counts (0: the move of best lower confidence bound) and the probability of a uniformly random legal move; advice_level: the level of the advice; bar_simulations: the bar's search; guard_nodes: the positions each solve of the guard may expand, where the levels that play their best ask the solver before trusting their search (search_vectors.guard)",
         "c_puct": config.c_puct,
         "c_puct_base": config.c_puct_base,
         "fpu_reduction": config.fpu_reduction,
         "leaves_per_batch": config.leaves_per_batch,
         "solver": config.solver,
         "reuse_tree": config.reuse_tree,
+        "tactics": (tactics != Tactics::default()).then(|| json!({
+            "minimax_weight": tactics.minimax_weight,
+            "skip_single_moves": tactics.skip_single_moves,
+            "leaf_depth": tactics.leaf_depth,
+            "root_leaf_depth": tactics.root_leaf_depth,
+            "leaf_weight": tactics.leaf_weight,
+            "score_utility": tactics.score_utility,
+            "score_scale": tactics.score_scale,
+        })),
         "levels": LEVELS.iter().map(|l| json!({
             "number": l.number,
             "simulations": l.simulations,

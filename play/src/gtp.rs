@@ -195,7 +195,7 @@ impl<G: Registered> Session<G> {
         let config = SearchConfig {
             simulations: simulations.max(1),
             leaves_per_batch: guide.leaves,
-            ..SearchConfig::default()
+            ..SearchConfig::for_game(game)
         };
         let mut session = Session::new(game.clone(), state, config, model, guide);
         if let Some(text) = player {
@@ -366,9 +366,11 @@ impl<G: Registered> Session<G> {
             "gm-level" => {
                 let level = Level::get(positive(arguments, "level")?)
                     .map_err(|_| "level must be between 1 and 10".to_string())?;
-                let setting = level.setting();
-                let mut config = self.agent.config().clone();
-                config.simulations = setting.config.simulations;
+                let setting = level.setting(&self.game);
+                let config = SearchConfig {
+                    leaves_per_batch: self.agent.config().leaves_per_batch,
+                    ..setting.config
+                };
                 self.agent.set_config(config);
                 self.agent.set_choice(setting.choice);
                 self.agent.set_noise(setting.noise);

@@ -17,10 +17,10 @@ use grandmaitre_engine::game::OneLine;
 use grandmaitre_engine::guard::GuardedAgent;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::{
-    MoveChoice, MovesLeftConfig, RolloutEvaluator, SearchConfig, UniformEvaluator,
+    MoveChoice, MovesLeftConfig, RolloutEvaluator, SearchConfig, Tactics, UniformEvaluator,
 };
 use grandmaitre_engine::seats::Seats;
-use grandmaitre_engine::{History, Playable};
+use grandmaitre_engine::{Hints, History, Playable};
 use grandmaitre_model::bar::{self, Shown};
 use grandmaitre_model::{Calibration, Calibrations, Checkpoint, NetworkEvaluator};
 
@@ -187,7 +187,11 @@ pub enum PlayerSpec {
 }
 
 /// Optional search settings of a network player:
-/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2,mlh=0,minimax=0.3,single=1,leafdepth=2,rootdepth=4,leafweight=0.5,score=0.3,scorescale=3`.
+/// `mcts:cpuct=1.5,fpu=0.2,lcb=1,temp=0.5,noise=0.1,decisive=0,forced=2,mlh=0,tactics=0,minimax=0.3,single=1,leafdepth=2,rootdepth=4,leafweight=0.5,score=0.3,scorescale=3`.
+/// The search starts from the game's tactics
+/// ([`grandmaitre_engine::Hints::search_tactics`]), as the levels search;
+/// `tactics=0` starts from none, and each tactical setting given replaces
+/// the one it names.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SearchTuning {
     /// PUCT exploration constant (`cpuct`).
@@ -210,44 +214,62 @@ pub struct SearchTuning {
     /// Slope of the moves-left utility, value per ply (`mlh`; 0 turns it
     /// off; used with a network that predicts the plies left).
     pub moves_left_slope: Option<f32>,
-    /// Weight of the implicit minimax backups (`minimax`, between 0 and 1;
-    /// 0, none, by default).
+    /// Search without the game's tactics, from the network's search alone
+    /// (`tactics=0`).
+    pub without_tactics: bool,
+    /// Weight of the implicit minimax backups (`minimax`, between 0 and 1).
     pub minimax_weight: Option<f32>,
     /// Take a position's only move without evaluating the position
-    /// (`single=1`; off by default).
+    /// (`single=1`).
     pub skip_single_moves: Option<bool>,
     /// Plies of the alpha-beta search on the game's heuristic at each new
-    /// position of the tree (`leafdepth`; 0, none, by default).
+    /// position of the tree (`leafdepth`; 0: none).
     pub leaf_depth: Option<u32>,
-    /// Plies of that search from the root's moves (`rootdepth`; by default
-    /// the same as `leafdepth`).
+    /// Plies of that search from the root's moves (`rootdepth`; below
+    /// `leafdepth`, the same as `leafdepth`).
     pub root_leaf_depth: Option<u32>,
     /// Share of that search's score in a new leaf's value (`leafweight`,
-    /// between 0 and 1; 0 by default: its mates only).
+    /// between 0 and 1; 0: its mates only).
     pub leaf_weight: Option<f32>,
     /// Weight of the score utility on the game's heuristic score
-    /// (`score`, between 0 and 1; 0, none, by default).
+    /// (`score`, between 0 and 1; 0: none).
     pub score_utility: Option<f32>,
     /// Heuristic score at which that utility reaches half its weight
-    /// (`scorescale`, above 0; by default the game's scale).
+    /// (`scorescale`, above 0).
     pub score_scale: Option<f32>,
 }
 
 impl SearchTuning {
+    /// `game`'s search with these settings applied, `simulations` a move.
+    pub fn config<G: Hints>(&self, game: &G, simulations: u32) -> SearchConfig {
+        self.apply(SearchConfig {
+            simulations,
+            tactics: if self.without_tactics {
+                Tactics::default()
+            } else {
+                game.search_tactics()
+            },
+            ..SearchConfig::default()
+        })
+    }
+
     /// `base` with these settings applied.
     pub fn apply(&self, base: SearchConfig) -> SearchConfig {
+        let tactics = base.tactics;
         SearchConfig {
             c_puct: self.c_puct.unwrap_or(base.c_puct),
             fpu_reduction: self.fpu_reduction.unwrap_or(base.fpu_reduction),
             decisive_moves: self.decisive_moves.unwrap_or(base.decisive_moves),
             forced_playouts: self.forced_playouts.unwrap_or(base.forced_playouts),
-            minimax_weight: self.minimax_weight.unwrap_or(base.minimax_weight),
-            skip_single_moves: self.skip_single_moves.unwrap_or(base.skip_single_moves),
-            leaf_depth: self.leaf_depth.unwrap_or(base.leaf_depth),
-            root_leaf_depth: self.root_leaf_depth.unwrap_or(base.root_leaf_depth),
-            leaf_weight: self.leaf_weight.unwrap_or(base.leaf_weight),
-            score_utility: self.score_utility.unwrap_or(base.score_utility),
-            score_scale: self.score_scale.unwrap_or(base.score_scale),
+            tactics: Tactics {
+                minimax_weight: self.minimax_weight.unwrap_or(tactics.minimax_weight),
+                skip_single_moves: self.skip_single_moves.unwrap_or(tactics.skip_single_moves),
+                leaf_depth: self.leaf_depth.unwrap_or(tactics.leaf_depth),
+                root_leaf_depth: self.root_leaf_depth.unwrap_or(tactics.root_leaf_depth),
+                leaf_weight: self.leaf_weight.unwrap_or(tactics.leaf_weight),
+                score_utility: self.score_utility.unwrap_or(tactics.score_utility),
+                score_scale: self.score_scale.unwrap_or(tactics.score_scale),
+            },
             moves_left: MovesLeftConfig {
                 slope: self.moves_left_slope.unwrap_or(base.moves_left.slope),
                 ..base.moves_left
@@ -357,6 +379,7 @@ impl PlayerSpec {
                 "solver",
                 "opening",
                 "mlh",
+                "tactics",
                 "minimax",
                 "single",
                 "leafdepth",
@@ -421,6 +444,11 @@ impl PlayerSpec {
                         },
                         forced_playouts: real("forced")?,
                         moves_left_slope: real("mlh")?,
+                        without_tactics: match real("tactics")? {
+                            None | Some(1.0) => false,
+                            Some(0.0) => true,
+                            Some(_) => bail!("invalid player '{text}': tactics must be 0 or 1"),
+                        },
                         minimax_weight: share("minimax")?,
                         skip_single_moves: match real("single")? {
                             None => None,
@@ -535,10 +563,7 @@ impl PreparedPlayer {
                 let evaluator = self.evaluator.clone().context("network loaded")?;
                 let mut agent: Box<dyn Agent<G>> = Box::new(
                     MctsAgent::new(
-                        tuning.apply(SearchConfig {
-                            simulations,
-                            ..SearchConfig::default()
-                        }),
+                        tuning.config(game, simulations),
                         evaluator,
                         tuning.choice(),
                         seed,
@@ -637,13 +662,55 @@ mod tests {
         let config = tuning.apply(base.clone());
         assert_eq!(
             (
-                config.leaf_depth,
-                config.root_leaf_depth,
-                config.leaf_weight,
-                config.score_utility,
-                config.score_scale
+                config.tactics.leaf_depth,
+                config.tactics.root_leaf_depth,
+                config.tactics.leaf_weight,
+                config.tactics.score_utility,
+                config.tactics.score_scale
             ),
             (2, 4, 0.5, 0.3, 3.0)
+        );
+    }
+
+    #[test]
+    fn network_players_search_with_the_games_tactics_unless_told_not_to() {
+        let bulltricker = grandmaitre_engine::bulltricker::Bulltricker::default();
+        let heraldis = grandmaitre_engine::heraldis::Heraldis::default();
+        let tuning = |text: &str| match PlayerSpec::parse(text) {
+            Ok(PlayerSpec::Model { tuning, .. }) => tuning,
+            other => panic!("{text}: {other:?}"),
+        };
+        // Bulltricker's players see its tactics by default.
+        let config = tuning("mcts").config(&bulltricker, 800);
+        assert_eq!(config.simulations, 800);
+        assert_eq!(
+            (
+                config.tactics.leaf_depth,
+                config.tactics.root_leaf_depth,
+                config.tactics.score_utility
+            ),
+            (2, 4, 1.0)
+        );
+        assert!(config.tactics.skip_single_moves);
+        // `tactics=0`: the network's search alone; a setting given still
+        // applies on top.
+        let alone = tuning("mcts:tactics=0").config(&bulltricker, 800);
+        assert_eq!(alone, SearchConfig::default());
+        let one = tuning("mcts:tactics=0,leafdepth=1").config(&bulltricker, 800);
+        assert_eq!(
+            (one.tactics.leaf_depth, one.tactics.root_leaf_depth),
+            (1, 0)
+        );
+        // A setting given replaces the game's.
+        let shallow = tuning("mcts:rootdepth=2").config(&bulltricker, 800);
+        assert_eq!(
+            (shallow.tactics.leaf_depth, shallow.tactics.root_leaf_depth),
+            (2, 2)
+        );
+        // A game without tactics searches as before.
+        assert_eq!(
+            tuning("mcts").config(&heraldis, 800),
+            SearchConfig::default()
         );
     }
 
@@ -661,6 +728,7 @@ mod tests {
             ("mcts:decisive=2", "decisive must be 0 or 1"),
             ("mcts:forced=-2", "forced must be a number ≥ 0"),
             ("mcts:book=2", "book must be 0 or 1"),
+            ("mcts:tactics=2", "tactics must be 0 or 1"),
             ("mcts:solver=2", "solver must be 0 or 1"),
             ("mcts:opening=0", "opening must be a positive whole number"),
             (

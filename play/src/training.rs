@@ -104,10 +104,16 @@ pub fn rate<G: Registered>(
     checkpoint: &Path,
     previous: Option<&Path>,
 ) -> Result<Vec<Rating>> {
+    // The network's own search, without the game's tactics: the ratings
+    // follow the network, comparable from run to run (and a Bulltricker
+    // rating with them would cost hours).
     let model = |path: &Path| PlayerSpec::Model {
         model: ModelChoice::Directory(path.to_path_buf()),
         simulations: settings.simulations,
-        tuning: SearchTuning::default(),
+        tuning: SearchTuning {
+            without_tactics: true,
+            ..SearchTuning::default()
+        },
         book: false,
         solver: false,
         opening: 0,

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use grandmaitre_engine::search::{
     Evaluator, GumbelConfig, MoveChoice, RootSelection, Search, SearchConfig, SearchResult,
-    run_searches,
+    Tactics, run_searches,
 };
 use grandmaitre_engine::{Game, Hints, Notation, Outcome, ToMove};
 
@@ -79,24 +79,24 @@ pub struct SelfPlayConfig {
     /// 1 to this (0: no opening walks).
     pub opening_walk_plies: u32,
     /// Weight of the implicit minimax backups
-    /// (`SearchConfig::minimax_weight`; 0: none).
+    /// (`Tactics::minimax_weight`; 0: none).
     pub minimax_weight: f32,
     /// Take a position's only move without an evaluation
-    /// (`SearchConfig::skip_single_moves`).
+    /// (`Tactics::skip_single_moves`).
     pub skip_single_moves: bool,
     /// Plies of the alpha-beta search on the game's heuristic from each
-    /// new position of the tree (`SearchConfig::leaf_depth`; 0: none).
+    /// new position of the tree (`Tactics::leaf_depth`; 0: none).
     pub leaf_depth: u32,
     /// Plies of that search from the root's moves
-    /// (`SearchConfig::root_leaf_depth`).
+    /// (`Tactics::root_leaf_depth`).
     pub root_leaf_depth: u32,
     /// Share of its score in a new leaf's value
-    /// (`SearchConfig::leaf_weight`).
+    /// (`Tactics::leaf_weight`).
     pub leaf_weight: f32,
     /// Weight of the score utility on the game's heuristic score
-    /// (`SearchConfig::score_utility`; 0: none).
+    /// (`Tactics::score_utility`; 0: none).
     pub score_utility: f32,
-    /// Its scale (`SearchConfig::score_scale`; 0: the game's).
+    /// Its scale (`Tactics::score_scale`; 0: the game's).
     pub score_scale: f32,
 }
 
@@ -153,13 +153,15 @@ impl SelfPlayConfig {
                 RootSelection::Puct
             },
             forced_playouts: if full { self.forced_playouts } else { 0.0 },
-            minimax_weight: self.minimax_weight,
-            skip_single_moves: self.skip_single_moves,
-            leaf_depth: self.leaf_depth,
-            root_leaf_depth: self.root_leaf_depth,
-            leaf_weight: self.leaf_weight,
-            score_utility: self.score_utility,
-            score_scale: self.score_scale,
+            tactics: Tactics {
+                minimax_weight: self.minimax_weight,
+                skip_single_moves: self.skip_single_moves,
+                leaf_depth: self.leaf_depth,
+                root_leaf_depth: self.root_leaf_depth,
+                leaf_weight: self.leaf_weight,
+                score_utility: self.score_utility,
+                score_scale: self.score_scale,
+            },
             ..SearchConfig::default()
         }
     }

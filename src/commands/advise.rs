@@ -138,11 +138,11 @@ impl PositionTask for Advise {
         }
         let (setting, level) = match (self.level, self.simulations) {
             (_, Some(0)) => bail!("--sims must be a positive whole number"),
-            (_, Some(simulations)) => (Setting::simulations(simulations), None),
+            (_, Some(simulations)) => (Setting::simulations(game, simulations), None),
             (number, None) => {
                 let level =
                     Level::get(number.unwrap_or(ADVICE_LEVEL)).map_err(anyhow::Error::msg)?;
-                (level.setting(), Some(level.number))
+                (level.setting(game), Some(level.number))
             }
         };
         let seats = seats(game, self.players.as_deref())?;

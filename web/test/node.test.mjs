@@ -465,6 +465,11 @@ describe('the search against the engine', () => {
     await assert.rejects(GrandMaitre.load(ort, { model, description: without }), /invalid model description: search\.is missing/);
     const edited = { ...description, search: { ...description.search, c_puct: -1 } };
     await assert.rejects(GrandMaitre.load(ort, { model, description: edited }), /search\.c_puct must be a number in range/);
+    // Heraldis's levels search with the network alone; a game whose levels
+    // add tactics this runtime does not have is refused, not played weaker.
+    assert.ok(description.search.tactics === null || description.search.tactics === undefined);
+    const tactical = { ...description, search: { ...description.search, tactics: { leaf_depth: 2 } } };
+    await assert.rejects(GrandMaitre.load(ort, { model, description: tactical }), /search\.tactics: this search has none/);
   });
 
   test('with the uniform evaluator: the engine visits exactly', async () => {

@@ -127,6 +127,47 @@ pub struct SearchConfig {
     /// The moves-left utility, used when the evaluator predicts the plies
     /// left.
     pub moves_left: MovesLeftConfig,
+    /// The game's tactics ([`Tactics`]): none by default, the game's own
+    /// with [`SearchConfig::for_game`].
+    pub tactics: Tactics,
+    /// Values under the game's own rules: where the evaluator gives them
+    /// apart ([`Evaluations::rules_wdl`](super::Evaluations::rules_wdl)),
+    /// the search backs them up instead of its main value (the bar's
+    /// search; play keeps the main value, which a training rule's
+    /// adjudication may sharpen).
+    pub rules_value: bool,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            simulations: 800,
+            c_puct: 1.25,
+            c_puct_base: 19652.0,
+            fpu_reduction: 0.25,
+            dirichlet_weight: 0.0,
+            dirichlet_alpha_total: 10.0,
+            root_policy_temperature: 1.0,
+            leaves_per_batch: 8,
+            solver: true,
+            decisive_moves: true,
+            reuse_tree: true,
+            root: RootSelection::Puct,
+            forced_playouts: 0.0,
+            moves_left: MovesLeftConfig::default(),
+            tactics: Tactics::default(),
+            rules_value: false,
+        }
+    }
+}
+
+/// The tactical settings of a search, for capture games: what a game's
+/// own players — the levels that play their best, the advice, the engine
+/// protocol and `mcts` players — search with where the game gives them
+/// ([`crate::Hints::search_tactics`]), because its network alone misses
+/// what they find. The default is none of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tactics {
     /// Weight α of the implicit minimax backups (Lanctot, Winands, Pepels
     /// and Sturtevant 2014): a visited child is valued at (1 − α) Q + α V,
     /// V the minimax over its expanded subtree of the game's heuristic
@@ -169,39 +210,15 @@ pub struct SearchConfig {
     /// half its weight; 0: the game's scale
     /// ([`crate::Hints::heuristic_scale`]).
     pub score_scale: f32,
-    /// Values under the game's own rules: where the evaluator gives them
-    /// apart ([`Evaluations::rules_wdl`](super::Evaluations::rules_wdl)),
-    /// the search backs them up instead of its main value (the bar's
-    /// search; play keeps the main value, which a training rule's
-    /// adjudication may sharpen).
-    pub rules_value: bool,
 }
 
-impl Default for SearchConfig {
-    fn default() -> SearchConfig {
+impl SearchConfig {
+    /// The defaults with `game`'s tactics: how the game's own players
+    /// search, their budget apart.
+    pub fn for_game<G: crate::Hints>(game: &G) -> SearchConfig {
         SearchConfig {
-            simulations: 800,
-            c_puct: 1.25,
-            c_puct_base: 19652.0,
-            fpu_reduction: 0.25,
-            dirichlet_weight: 0.0,
-            dirichlet_alpha_total: 10.0,
-            root_policy_temperature: 1.0,
-            leaves_per_batch: 8,
-            solver: true,
-            decisive_moves: true,
-            reuse_tree: true,
-            root: RootSelection::Puct,
-            forced_playouts: 0.0,
-            moves_left: MovesLeftConfig::default(),
-            minimax_weight: 0.0,
-            skip_single_moves: false,
-            leaf_depth: 0,
-            root_leaf_depth: 0,
-            leaf_weight: 0.0,
-            score_utility: 0.0,
-            score_scale: 0.0,
-            rules_value: false,
+            tactics: game.search_tactics(),
+            ..SearchConfig::default()
         }
     }
 }

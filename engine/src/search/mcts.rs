@@ -110,7 +110,7 @@ pub struct Search<G: Game> {
     has_heuristic: bool,
     /// The game's [`Hints::heuristic_scale`].
     heuristic_scale: f32,
-    /// The score utility's scale, resolved ([`SearchConfig::score_scale`]).
+    /// The score utility's scale, resolved ([`crate::search::Tactics::score_scale`]).
     score_scale: f32,
 }
 
@@ -120,8 +120,8 @@ impl<G: Hints> Search<G> {
         let root = Self::make_node(&game, state);
         let has_heuristic = game.heuristic_score(&root.state).is_some();
         let heuristic_scale = game.heuristic_scale();
-        let score_scale = if config.score_scale > 0.0 {
-            config.score_scale
+        let score_scale = if config.tactics.score_scale > 0.0 {
+            config.tactics.score_scale
         } else {
             heuristic_scale
         };
@@ -256,7 +256,7 @@ impl<G: Hints> Search<G> {
         self.pending.clear();
     }
 
-    /// The leaf search ([`SearchConfig::leaf_depth`]) from `state`, `depth`
+    /// The leaf search ([`crate::search::Tactics::leaf_depth`]) from `state`, `depth`
     /// plies deep: the result it proves for the side to move, or else its
     /// score for that side, between −1 and 1.
     pub(super) fn leaf_search(&self, state: &G::State, depth: u32) -> Result<f32, Outcome> {
@@ -292,13 +292,13 @@ impl<G: Hints> Search<G> {
     /// kept for the implicit minimax backups. The children's scores are
     /// read as they enter the tree, the root's here.
     fn with_leaf_score(&mut self, node: NodeId, wdl: ToMove) -> ToMove {
-        if self.config.leaf_depth == 0 {
+        if self.config.tactics.leaf_depth == 0 {
             return wdl;
         }
         let current = self.tree.node(node);
         let side = current.side;
         if current.leaf_searched == 0 {
-            let depth = self.config.leaf_depth;
+            let depth = self.config.tactics.leaf_depth;
             let score = match self.leaf_search(&current.state, depth) {
                 Ok(score) => sign(side) * score,
                 Err(outcome) => self.proven_score(Proof::from_outcome(outcome, side)),
@@ -307,7 +307,7 @@ impl<G: Hints> Search<G> {
             current.leaf_score = score;
             current.leaf_searched = depth;
         }
-        let weight = self.config.leaf_weight.clamp(0.0, 1.0);
+        let weight = self.config.tactics.leaf_weight.clamp(0.0, 1.0);
         if weight == 0.0 || !self.has_heuristic {
             return wdl;
         }
@@ -356,7 +356,7 @@ impl<G: Hints> Search<G> {
         current.edge_count = count;
         current.expanded = true;
         current.raw_value = raw_value;
-        let values = self.config.minimax_weight > 0.0;
+        let values = self.config.tactics.minimax_weight > 0.0;
         let scores = self.scores_kept();
         if values || scores {
             // The heuristic read once for both backups.

@@ -146,7 +146,7 @@ mod tree;
 use crate::game::Hints;
 use rayon::prelude::*;
 
-pub use config::{GumbelConfig, MoveChoice, MovesLeftConfig, RootSelection, SearchConfig};
+pub use config::{GumbelConfig, MoveChoice, MovesLeftConfig, RootSelection, SearchConfig, Tactics};
 pub use evaluator::{
     CachedEvaluator, EvaluationRequest, Evaluations, Evaluator, RolloutEvaluator, UniformEvaluator,
 };

@@ -106,7 +106,7 @@ pub(crate) struct Node<S> {
     pub minimax: f32,
     /// The leaf search's score of this position, first player's view, in
     /// the units of the game's heuristic score
-    /// ([`crate::search::SearchConfig::leaf_depth`]), when `leaf_searched`
+    /// ([`crate::search::Tactics::leaf_depth`]), when `leaf_searched`
     /// is not 0.
     pub leaf_score: f32,
     /// The depth of the leaf search that read this position (0: none).

@@ -142,9 +142,9 @@ impl GameSettings {
 
     /// How the two levels of game `index` choose their moves: as the
     /// levels do, except that self-play leaves the random moves out.
-    pub fn settings(&self, index: u32) -> [Setting; 2] {
+    pub fn settings<G: Hints>(&self, game: &G, index: u32) -> [Setting; 2] {
         self.levels(index).map(|level| {
-            let mut setting = level.setting();
+            let mut setting = level.setting(game);
             if matches!(self.pairing, Pairing::SelfPlay(_)) {
                 setting.noise = 0.0;
             }
@@ -156,8 +156,10 @@ impl GameSettings {
     /// move, no temperature): the game is then a function of the position
     /// its opening reaches, and two such games of one position and one
     /// pair of levels are one game.
-    pub fn deterministic(&self, index: u32) -> bool {
-        self.settings(index).iter().all(Setting::plays_its_best)
+    pub fn deterministic<G: Hints>(&self, game: &G, index: u32) -> bool {
+        self.settings(game, index)
+            .iter()
+            .all(Setting::plays_its_best)
     }
 
     /// The random opening of game `index`: a number of plies drawn from 0
@@ -203,7 +205,7 @@ pub fn opening_key<G: Notation>(game: &G, reached: &G::State, levels: [u32; 2]) 
 /// (up to [`OPENING_ATTEMPTS`] times, then the game is left out, `None`).
 /// Drawn in order of the games, so the same seed gives the same openings
 /// whatever the threads; `known` gains the run's own.
-pub fn distinct_openings<G: Notation>(
+pub fn distinct_openings<G: Hints + Notation>(
     game: &G,
     settings: &GameSettings,
     games: u32,
@@ -211,7 +213,7 @@ pub fn distinct_openings<G: Notation>(
 ) -> Vec<Option<Vec<Action>>> {
     (0..games)
         .map(|index| {
-            if !settings.deterministic(index) {
+            if !settings.deterministic(game, index) {
                 return settings.opening(game, index, 0);
             }
             let levels = settings.levels(index).map(|level| level.number);
@@ -253,7 +255,7 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
     // evaluations.
     let cached = CachedEvaluator::new(evaluator, GAME_CACHE);
     let evaluator = &cached;
-    let settings_of = settings.settings(index);
+    let settings_of = settings.settings(game, index);
     let one = SearchConfig {
         simulations: 1,
         ..SearchConfig::default()
@@ -374,7 +376,7 @@ mod tests {
             seed: 3,
         };
         // Level 10 against itself from the start alone is one game.
-        assert!(best.deterministic(0));
+        assert!(best.deterministic(&game, 0));
         let openings = distinct_openings(&game, &best, 5, &mut HashSet::new());
         assert_eq!(openings[0].as_deref(), Some(&[][..]));
         assert!(openings[1..].iter().all(Option::is_none), "{openings:?}");
@@ -383,7 +385,7 @@ mod tests {
             pairing: Pairing::Mixed,
             ..best.clone()
         };
-        assert!(!mixed.deterministic(0));
+        assert!(!mixed.deterministic(&game, 0));
         let openings = distinct_openings(&game, &mixed, 5, &mut HashSet::new());
         assert!(openings.iter().all(|o| o.as_deref() == Some(&[][..])));
         // With plies to draw, every game gets an opening of its own, the

@@ -32,7 +32,7 @@ impl<G: Game> Search<G> {
     /// leaf search's score where it has one, a proven node by its result
     /// far past any lead.
     fn back_up_minimax(&mut self) {
-        let values = self.config.minimax_weight > 0.0;
+        let values = self.config.tactics.minimax_weight > 0.0;
         let scores = self.scores_kept();
         if !values && !scores {
             return;
@@ -123,7 +123,7 @@ impl<G: Game> Search<G> {
 
     /// Whether the score utility is on (and the game has a heuristic).
     pub(super) fn scores_kept(&self) -> bool {
-        self.config.score_utility > 0.0 && self.has_heuristic
+        self.config.tactics.score_utility > 0.0 && self.has_heuristic
     }
 
     /// The minimax score of an expanded or proven `node` (first player's
@@ -150,14 +150,14 @@ impl<G: Game> Search<G> {
     }
 
     /// The score utility of a visited `child` for `side` (see
-    /// [`SearchConfig::score_utility`]): 0 when off.
+    /// [`crate::search::Tactics::score_utility`]): 0 when off.
     fn score_utility(&self, side: Player, child: &Node<G::State>) -> f32 {
         let Some(score) = self.score_of(child) else {
             return 0.0;
         };
         let center = self.tree.root().minimax_score;
         let lead = sign(side) * (score - center) / self.score_scale;
-        self.config.score_utility * lead.atan() * std::f32::consts::FRAC_2_PI
+        self.config.tactics.score_utility * lead.atan() * std::f32::consts::FRAC_2_PI
     }
 
     /// The moves-left utility of a child expected to end the game in

@@ -24,7 +24,8 @@ impl<G: Hints> Search<G> {
                 }
                 return Descent::Resolved;
             }
-            if !current.expanded && current.in_flight == 0 && self.config.skip_single_moves {
+            if !current.expanded && current.in_flight == 0 && self.config.tactics.skip_single_moves
+            {
                 self.expand_if_single(node);
             }
             let current = self.tree.node(node);
@@ -100,9 +101,9 @@ impl<G: Hints> Search<G> {
 
     /// The depth of the leaf search from the children of `node`.
     fn leaf_depth_below(&self, node: NodeId) -> u32 {
-        let depth = self.config.leaf_depth;
+        let depth = self.config.tactics.leaf_depth;
         if depth > 0 && node == self.tree.root {
-            depth.max(self.config.root_leaf_depth)
+            depth.max(self.config.tactics.root_leaf_depth)
         } else {
             depth
         }
@@ -123,7 +124,7 @@ impl<G: Hints> Search<G> {
     fn deepen_root_children(&mut self) {
         let root = self.tree.root;
         let depth = self.leaf_depth_below(root);
-        if depth <= self.config.leaf_depth {
+        if depth <= self.config.tactics.leaf_depth {
             return;
         }
         let edges = self.tree.edges_of(root).len();
@@ -205,8 +206,8 @@ impl<G: Hints> Search<G> {
                             let sum = f64::from(side_sign) * (child.win_sum - child.loss_sum)
                                 - f64::from(child.in_flight);
                             let mean = (sum / f64::from(visits)) as f32;
-                            if self.config.minimax_weight > 0.0 && child.expanded {
-                                let weight = self.config.minimax_weight;
+                            if self.config.tactics.minimax_weight > 0.0 && child.expanded {
+                                let weight = self.config.tactics.minimax_weight;
                                 (1.0 - weight) * mean + weight * side_sign * child.minimax
                             } else {
                                 mean
