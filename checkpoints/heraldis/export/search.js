@@ -52,6 +52,9 @@ export function searchSettings(description) {
     }
     return given[key];
   };
+  if (given.tactics !== null && given.tactics !== undefined) {
+    fail('tactics: this search has none of the engine\'s tactical settings (leaf search, minimax backups, score utility), which this game\'s players use');
+  }
   const search = Object.freeze({
     cPuct: f32(number('c_puct', (v) => v > 0)),
     cPuctBase: f32(number('c_puct_base', (v) => v > 0)),
