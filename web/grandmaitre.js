@@ -249,10 +249,11 @@ function seatedModelOf(description, barSimulations) {
     throw new Error('invalid model description: calibration.players has features this module does not compute');
   }
   const count = SEATED_FEATURES.length;
+  const best = players.plays_its_best ?? [];
   return {
     ratings: numbers(players.ratings, 10, 'calibration.players.ratings'),
     random: numbers(players.random_moves, 10, 'calibration.players.random_moves'),
-    playsItsBest: numbers((players.plays_its_best ?? []).map(Number), 10, 'calibration.players.plays_its_best').map(Boolean),
+    playsItsBest: numbers(Array.isArray(best) ? best.map(Number) : best, 10, 'calibration.players.plays_its_best').map(Boolean),
     plyScale: numbers([players.ply_scale], 1, 'calibration.players.ply_scale')[0],
     weights: [0, 1].map((k) => numbers(players.weights?.[k], count, `calibration.players.weights[${k}]`)),
     // Whether the second player's win's logit is the search's log-odds
