@@ -425,6 +425,26 @@ pub enum BenchCommand {
     /// Self-play throughput against the network's raw inference bound at
     /// the batch self-play gives it.
     Selfplay(BenchSelfplayArgs),
+    /// Speed of the search's tactics on one thread: the alpha-beta on the
+    /// game's heuristic from positions of play.
+    Tactics(BenchTacticsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchTacticsArgs {
+    /// Plies of each search (default: the deepest the game's tactics
+    /// search, or 3 for a game without them).
+    #[arg(long, allow_negative_numbers = true)]
+    pub depth: Option<u32>,
+    /// Positions searched.
+    #[arg(long, default_value_t = 200, allow_negative_numbers = true)]
+    pub positions: usize,
+    /// The game.
+    #[arg(long, default_value = DEFAULT_GAME)]
+    pub game: String,
+    /// The game's rules parameters (default: the game's default rules).
+    #[arg(long, visible_alias = "layout", long_help = rules_help())]
+    pub rules: Option<String>,
 }
 
 /// The network a benchmark times.

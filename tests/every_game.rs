@@ -243,6 +243,20 @@ fn every_command((game, first, short_games): (&str, &str, Option<&str>)) {
         here,
         &["bench", "winprob", "--game", game, "--positions", "3"],
     );
+    let text = run(
+        here,
+        &[
+            "bench",
+            "tactics",
+            "--game",
+            game,
+            "--depth",
+            "2",
+            "--positions",
+            "3",
+        ],
+    );
+    assert!(text.contains("2 plies, one thread, 3 positions"), "{text}");
     run(
         here,
         &[

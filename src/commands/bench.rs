@@ -246,6 +246,29 @@ pub struct BarBench {
     pub positions: usize,
 }
 
+/// Times the search's tactics on one thread.
+pub struct TacticsBench {
+    /// Plies of each search (the game's deepest without).
+    pub depth: Option<u32>,
+    pub positions: usize,
+}
+
+impl GameTask for TacticsBench {
+    fn run<G: Registered>(self, game: G) -> Result<()> {
+        let tactics = game.search_tactics();
+        let depth = self.depth.unwrap_or(match tactics.leaf_depth {
+            0 => 3,
+            depth => depth.max(tactics.root_leaf_depth),
+        });
+        println!(
+            "{}: {}",
+            game.spec().name,
+            bench::tactics::tactics(&game, depth, self.positions)
+        );
+        Ok(())
+    }
+}
+
 impl GameTask for BarBench {
     fn run<G: Registered>(self, game: G) -> Result<()> {
         let model = ModelChoice::from_arg(self.model.as_deref());

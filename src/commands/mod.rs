@@ -12,7 +12,7 @@ mod show;
 mod solve;
 mod train;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::cli::{BenchCommand, Cli, Command, PositionArgs};
 use grandmaitre_engine::{Action, History, Notation};
@@ -128,6 +128,19 @@ pub fn run(cli: Cli) -> Result<()> {
                 positions: args.positions.max(1),
             },
         ),
+        Command::Bench(BenchCommand::Tactics(args)) => {
+            if args.depth == Some(0) || args.depth.is_some_and(|d| d > 12) {
+                bail!("--depth must be from 1 to 12");
+            }
+            registry::dispatch(
+                &args.game,
+                args.rules.as_deref(),
+                bench::TacticsBench {
+                    depth: args.depth,
+                    positions: args.positions.max(1),
+                },
+            )
+        }
         Command::Bench(BenchCommand::Search(args)) => with_position(
             &args.position,
             bench::SearchBench {

@@ -6,11 +6,13 @@
 //! - [`selfplay`]: self-play as training plays it, against the raw
 //!   inference bound at its batch;
 //! - [`train`]: training steps per second of burn's backends;
-//! - [`bar`]: the bar's latency on one thread.
+//! - [`bar`]: the bar's latency on one thread;
+//! - [`tactics`]: the speed of the search's tactics on one thread.
 
 pub mod bar;
 pub mod nn;
 pub mod selfplay;
+pub mod tactics;
 pub mod train;
 
 use std::path::PathBuf;
