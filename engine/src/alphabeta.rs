@@ -22,9 +22,9 @@ pub trait Evaluation<G: Game>: Send {
     /// below [`WIN`] in size.
     fn evaluate(&self, game: &G, state: &G::State) -> i32;
 
-    /// The legal moves of `state`, the most promising first (good ordering
-    /// makes the cut-offs).
-    fn ordered_moves(&self, game: &G, state: &G::State) -> Vec<Action>;
+    /// The legal moves of `state`, written to `moves` (cleared first), the
+    /// most promising first (good ordering makes the cut-offs).
+    fn ordered_moves(&self, game: &G, state: &G::State, moves: &mut Vec<Action>);
 }
 
 /// Alpha-beta to a fixed depth in plies on the evaluation `E`.
@@ -35,6 +35,21 @@ pub struct AlphaBeta<E> {
     evaluation: E,
     /// Nodes visited by the last search.
     pub nodes: u64,
+    /// Each ply's moves and its killers: the last two moves that cut the
+    /// search off at that ply.
+    plies: Vec<Ply>,
+}
+
+/// What the search keeps for one ply of its line.
+#[derive(Clone, Debug, Default)]
+struct Ply {
+    /// The moves of the position searched at this ply, kept so that each
+    /// search does not allocate them again.
+    moves: Vec<Action>,
+    /// The last two moves that cut the search off at this ply: a move that
+    /// refutes one line often refutes its neighbours, so they are tried
+    /// first (the killer heuristic).
+    killers: [Option<Action>; 2],
 }
 
 impl<E> AlphaBeta<E> {
@@ -46,6 +61,7 @@ impl<E> AlphaBeta<E> {
             rng: SmallRng::seed_from_u64(seed),
             evaluation,
             nodes: 0,
+            plies: Vec::new(),
         }
     }
 
@@ -87,7 +103,9 @@ impl<E> AlphaBeta<E> {
         self.nodes = 0;
         let mut alpha = -WIN - 1;
         let mut scored = Vec::new();
-        for action in self.evaluation.ordered_moves(game, state) {
+        let mut moves = Vec::new();
+        self.evaluation.ordered_moves(game, state, &mut moves);
+        for action in moves {
             let mut next = state.clone();
             game.apply_unchecked(&mut next, action);
             let score = -self.negamax(game, &next, self.depth - 1, 1, -WIN - 1, -(alpha - 1));
@@ -119,17 +137,37 @@ impl<E> AlphaBeta<E> {
         if depth == 0 {
             return self.evaluation.evaluate(game, state);
         }
+        let at = ply as usize;
+        if self.plies.len() <= at {
+            self.plies.resize_with(at + 1, Ply::default);
+        }
+        // The ply's buffer is taken out while the moves below it use theirs.
+        let mut moves = std::mem::take(&mut self.plies[at].moves);
+        self.evaluation.ordered_moves(game, state, &mut moves);
+        let mut front = 0;
+        for killer in self.plies[at].killers.into_iter().flatten() {
+            if let Some(i) = moves[front..].iter().position(|&m| m == killer) {
+                moves[front..=front + i].rotate_right(1);
+                front += 1;
+            }
+        }
         let mut best = -WIN - 1;
-        for action in self.evaluation.ordered_moves(game, state) {
+        for &action in &moves {
             let mut next = state.clone();
             game.apply_unchecked(&mut next, action);
             let score = -self.negamax(game, &next, depth - 1, ply + 1, -beta, -alpha);
             best = best.max(score);
             alpha = alpha.max(score);
             if alpha >= beta {
+                let killers = &mut self.plies[at].killers;
+                if killers[0] != Some(action) {
+                    killers[1] = killers[0];
+                    killers[0] = Some(action);
+                }
                 break;
             }
         }
+        self.plies[at].moves = moves;
         best
     }
 }
@@ -167,9 +205,7 @@ impl<G: Hints> Evaluation<G> for HeuristicEvaluation {
         score.clamp(-bound, bound).round() as i32
     }
 
-    fn ordered_moves(&self, game: &G, state: &G::State) -> Vec<Action> {
-        let mut moves = Vec::new();
-        game.heuristic_moves(state, &mut moves);
-        moves
+    fn ordered_moves(&self, game: &G, state: &G::State, moves: &mut Vec<Action>) {
+        game.heuristic_moves(state, moves);
     }
 }

@@ -6,7 +6,9 @@
 //! where the values cannot. On Bulltricker positions from games of the
 //! alpha-beta anchors and of the search against them.
 
-use grandmaitre_engine::alphabeta::{AlphaBeta, HEURISTIC_UNIT, HeuristicEvaluation};
+use grandmaitre_engine::alphabeta::{
+    AlphaBeta, Evaluation, HEURISTIC_UNIT, HeuristicEvaluation, WIN,
+};
 use grandmaitre_engine::bulltricker::{Bulltricker, Position};
 use grandmaitre_engine::search::{
     EvaluationRequest, Evaluations, Evaluator, MoveChoice, Search, SearchConfig, SearchResult,
@@ -280,4 +282,57 @@ fn the_scores_are_the_minimax_of_the_leaf_searches() {
     let own = leaf_reading(&game, &root, 2).expect("no mate");
     let expected = if unread { best.max(own) } else { best };
     assert_eq!(result.score, Some(expected));
+}
+
+/// The negamax of `state` to `depth` plies over every move, without any
+/// cut-off, on the scale of the leaf search: a finished game ±([`WIN`]
+/// less the plies), the heuristic at the depth. Also counts the positions
+/// it visits.
+fn minimax(game: &Bulltricker, state: &Position, depth: u32, ply: i32, nodes: &mut u64) -> i32 {
+    *nodes += 1;
+    match game.outcome(state) {
+        Some(Outcome::Win) => return WIN - ply,
+        Some(Outcome::Loss) => return -WIN + ply,
+        Some(Outcome::Draw) => return 0,
+        None => {}
+    }
+    if depth == 0 {
+        return HeuristicEvaluation.evaluate(game, state);
+    }
+    let mut moves = Vec::new();
+    game.legal_actions(state, &mut moves);
+    moves
+        .into_iter()
+        .map(|action| {
+            let next = game.play(state, action).expect("legal");
+            -minimax(game, &next, depth - 1, ply + 1, nodes)
+        })
+        .max()
+        .expect("a live position has a move")
+}
+
+#[test]
+fn the_leaf_search_s_cut_offs_and_move_order_keep_the_minimax_value() {
+    // The killer moves reorder each position's moves after the cut-offs
+    // below its siblings, and the cut-offs skip moves: neither may change
+    // the value, from the positions of this file and a move later.
+    for text in [
+        MATE_IN_THREE,
+        MATE_IN_FIVE,
+        QUEEN_LOST,
+        FIVE_PAWNS_TO_TAKE,
+        TWO_QUEENS_BESIDE_THE_KING,
+    ] {
+        let (game, root) = position(text);
+        let mut moves = Vec::new();
+        game.legal_actions(&root, &mut moves);
+        let first = game.play(&root, moves[0]).expect("legal");
+        for state in [root, first] {
+            let mut searcher = AlphaBeta::new(3, 0, HeuristicEvaluation);
+            let mut nodes = 0;
+            let value = minimax(&game, &state, 3, 0, &mut nodes);
+            assert_eq!(searcher.value(&game, &state), value, "{text}");
+            assert!(searcher.nodes < nodes, "{text}: no cut-off");
+        }
+    }
 }

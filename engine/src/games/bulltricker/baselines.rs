@@ -54,7 +54,9 @@ fn taken(game: &Bulltricker, state: &Position, action: Action) -> i32 {
 /// the largest first (the rules' order among equals).
 pub(super) fn captures_first(game: &Bulltricker, state: &Position, moves: &mut Vec<Action>) {
     game.legal_actions(state, moves);
-    moves.sort_by_cached_key(|&a| -taken(game, state, a));
+    if moves.iter().any(|&a| taken(game, state, a) != 0) {
+        moves.sort_by_cached_key(|&a| -taken(game, state, a));
+    }
 }
 
 /// The search's heuristic score for the side to move, in Pawns
@@ -287,10 +289,8 @@ impl Evaluation<Bulltricker> for MaterialEvaluation {
             + FREEDOM * (freedom(state, side) - freedom(state, opponent))
     }
 
-    fn ordered_moves(&self, game: &Bulltricker, state: &Position) -> Vec<Action> {
-        let mut actions = Vec::new();
-        captures_first(game, state, &mut actions);
-        actions
+    fn ordered_moves(&self, game: &Bulltricker, state: &Position, moves: &mut Vec<Action>) {
+        captures_first(game, state, moves);
     }
 }
 

@@ -97,11 +97,9 @@ impl Evaluation<Halma> for DistanceEvaluation {
     }
 
     /// Legal moves, the most advancing first.
-    fn ordered_moves(&self, game: &Halma, state: &Position) -> Vec<Action> {
-        let mut actions = Vec::new();
-        game.legal_actions(state, &mut actions);
-        actions.sort_by_key(|&a| -advance(game, state.side, a));
-        actions
+    fn ordered_moves(&self, game: &Halma, state: &Position, moves: &mut Vec<Action>) {
+        game.legal_actions(state, moves);
+        moves.sort_by_key(|&a| -advance(game, state.side, a));
     }
 }
 

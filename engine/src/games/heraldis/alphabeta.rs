@@ -46,15 +46,16 @@ impl Evaluation<Heraldis> for HeraldisEvaluation {
     }
 
     /// Winning moves first, then captures, then placements.
-    fn ordered_moves(&self, game: &Heraldis, state: &Position) -> Vec<Action> {
+    fn ordered_moves(&self, game: &Heraldis, state: &Position, moves: &mut Vec<Action>) {
+        moves.clear();
         let mask = game.legal_mask(state);
         if mask == 1 << PASS.0 {
-            return vec![PASS];
+            moves.push(PASS);
+            return;
         }
         let side = state.side_to_move();
         let winning = completing_cells(state.pieces(side));
         let captures = state.pieces(side.opponent());
-        let mut moves = Vec::with_capacity(mask.count_ones() as usize);
         for group in [
             mask & winning,
             mask & captures & !winning,
@@ -66,7 +67,6 @@ impl Evaluation<Heraldis> for HeraldisEvaluation {
                 rest &= rest - 1;
             }
         }
-        moves
     }
 }
 
