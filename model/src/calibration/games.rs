@@ -143,23 +143,29 @@ impl GameSettings {
     /// How the two levels of game `index` choose their moves: as the
     /// levels do, except that self-play leaves the random moves out.
     pub fn settings<G: Hints>(&self, game: &G, index: u32) -> [Setting; 2] {
-        self.levels(index).map(|level| {
-            let mut setting = level.setting(game);
-            if matches!(self.pairing, Pairing::SelfPlay(_)) {
-                setting.noise = 0.0;
-            }
-            setting
+        self.levels(index).map(|level| Setting {
+            noise: self.noise(&level),
+            ..level.setting(game)
         })
+    }
+
+    /// The probability of a random move of `level` in these games: the
+    /// level's, except in self-play, which leaves them out.
+    fn noise(&self, level: &Level) -> f64 {
+        match self.pairing {
+            Pairing::SelfPlay(_) => 0.0,
+            _ => level.noise,
+        }
     }
 
     /// Whether both levels of game `index` play their best (no random
     /// move, no temperature): the game is then a function of the position
     /// its opening reaches, and two such games of one position and one
     /// pair of levels are one game.
-    pub fn deterministic<G: Hints>(&self, game: &G, index: u32) -> bool {
-        self.settings(game, index)
+    pub fn deterministic(&self, index: u32) -> bool {
+        self.levels(index)
             .iter()
-            .all(Setting::plays_its_best)
+            .all(|level| level.temperature == 0.0 && self.noise(level) == 0.0)
     }
 
     /// The random opening of game `index`: a number of plies drawn from 0
@@ -213,7 +219,7 @@ pub fn distinct_openings<G: Hints + Notation>(
 ) -> Vec<Option<Vec<Action>>> {
     (0..games)
         .map(|index| {
-            if !settings.deterministic(game, index) {
+            if !settings.deterministic(index) {
                 return settings.opening(game, index, 0);
             }
             let levels = settings.levels(index).map(|level| level.number);
@@ -376,7 +382,7 @@ mod tests {
             seed: 3,
         };
         // Level 10 against itself from the start alone is one game.
-        assert!(best.deterministic(&game, 0));
+        assert!(best.deterministic(0));
         let openings = distinct_openings(&game, &best, 5, &mut HashSet::new());
         assert_eq!(openings[0].as_deref(), Some(&[][..]));
         assert!(openings[1..].iter().all(Option::is_none), "{openings:?}");
@@ -385,7 +391,15 @@ mod tests {
             pairing: Pairing::Mixed,
             ..best.clone()
         };
-        assert!(!mixed.deterministic(&game, 0));
+        assert!(!mixed.deterministic(0));
+        // Self-play leaves the random moves out, not the temperature.
+        for (level, deterministic) in [(4, false), (5, false), (7, true)] {
+            let gentle = GameSettings {
+                pairing: Pairing::SelfPlay(Level::get(level).expect("level")),
+                ..best.clone()
+            };
+            assert_eq!(gentle.deterministic(0), deterministic, "level {level}");
+        }
         let openings = distinct_openings(&game, &mixed, 5, &mut HashSet::new());
         assert!(openings.iter().all(|o| o.as_deref() == Some(&[][..])));
         // With plies to draw, every game gets an opening of its own, the
