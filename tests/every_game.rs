@@ -70,7 +70,9 @@ fn every_command((game, first, short_games): (&str, &str, Option<&str>)) {
     assert!(board.contains("legal moves"), "{board}");
 
     // arena: the network player loads this game's shipped model (its
-    // search alone: Bulltricker's tactics take a second a move).
+    // search alone: with Bulltricker's tactics these two games, one of
+    // them to the 400-ply cap, take about a minute instead of a second or
+    // two; advise and the engine protocol below search with them).
     let report = json(&run(
         here,
         &[
