@@ -92,20 +92,22 @@ fn positions_of_play<G: Hints>(game: &G, count: usize) -> Vec<G::State> {
         .enumerate()
         .map(|(index, mut state)| {
             let mut player = AlphaBeta::new(1, index as u64, HeuristicEvaluation);
-            let mut last_live = state.clone();
             for _ in 0..rng.random_range(0..=MAX_PLIES) {
                 if game.outcome(&state).is_some() {
                     break;
                 }
-                last_live = state.clone();
+                // A move that ends the game is not played: the position
+                // before it is the one searched.
                 let action = player.select(game, &state);
-                game.apply_unchecked(&mut state, action);
+                let next = game
+                    .play(&state, action)
+                    .expect("the player's move is legal");
+                if game.outcome(&next).is_some() {
+                    break;
+                }
+                state = next;
             }
-            if game.outcome(&state).is_some() {
-                last_live
-            } else {
-                state
-            }
+            state
         })
         .filter(|state| game.outcome(state).is_none())
         .collect()
