@@ -149,38 +149,33 @@ struct Region {
 }
 
 impl Region {
-    /// The region of `player`'s King, searched breadth first.
+    /// The region of `player`'s King, searched breadth first, one step a
+    /// round.
     fn of(state: &Position, player: Player) -> Region {
         let empty = !state.occupied();
-        let other = state.king(player.opponent());
-        let mut steps = [u8::MAX; board::GRID];
-        let mut queue = [0usize; 49];
-        let (mut head, mut tail) = (0, 1);
-        queue[0] = state.king(player);
-        steps[queue[0]] = 0;
+        let beside_other = ROYAL.beside[royal(state.king(player.opponent()))];
+        let start = royal(state.king(player));
+        let (mut seen, mut frontier) = (1u64 << start, 1u64 << start);
         let mut liberties: Rects = 0;
-        let mut close = 0;
-        while head < tail {
-            let square = queue[head];
-            head += 1;
-            let (row, col) = board::row_col(square);
-            for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
-                let Some(rect) = board::at(row + dr, col + dc) else {
-                    continue;
-                };
-                if empty & board::bit(rect) == 0 {
-                    continue;
-                }
-                liberties |= board::bit(rect);
-                if let Some(next) = board::at(row + 2 * dr, col + 2 * dc)
-                    && cells_apart(next, other) > 2
-                    && steps[next] == u8::MAX
+        let (mut steps, mut close) = (0, 0);
+        while frontier != 0 {
+            let mut next = 0;
+            for square in bits(frontier) {
+                for (side, neighbour) in ROYAL.sides[square]
+                    .into_iter()
+                    .zip(ROYAL.neighbours[square])
                 {
-                    steps[next] = steps[square] + 1;
-                    close += u32::from(steps[next] <= 2);
-                    queue[tail] = next;
-                    tail += 1;
+                    if empty & side != 0 {
+                        liberties |= side;
+                        next |= neighbour;
+                    }
                 }
+            }
+            frontier = next & !seen & !beside_other;
+            seen |= frontier;
+            steps += 1;
+            if steps <= 2 {
+                close += frontier.count_ones();
             }
         }
         Region {
@@ -190,28 +185,118 @@ impl Region {
     }
 }
 
+/// The royal squares, numbered 7 · i + j for the square on grid row
+/// 2i + 1 and column 2j + 1, so that a set of them is a `u64`.
+const ROYALS: usize = 49;
+
+/// The number of the royal square at grid cell `g`.
+fn royal(g: usize) -> usize {
+    let (row, col) = board::row_col(g);
+    debug_assert!(row % 2 == 1 && col % 2 == 1);
+    (row as usize / 2) * 7 + col as usize / 2
+}
+
+/// The numbers of the royal squares in `set`, in increasing order.
+fn bits(mut set: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let square = set.trailing_zeros() as usize;
+            set &= set - 1;
+            square
+        })
+    })
+}
+
+/// What [`Region::of`] needs of each royal square, by its number
+/// ([`royal`]).
+struct RoyalSquares {
+    /// The rectangle on each of its four sides.
+    sides: [[Rects; 4]; ROYALS],
+    /// The royal square beyond each side, as a bit (none off the grid).
+    neighbours: [[u64; 4]; ROYALS],
+    /// The royal squares at most one step away, diagonals included (where
+    /// the other King may not go while this King stands there).
+    beside: [u64; ROYALS],
+}
+
+/// Each royal square's sides, neighbours and squares beside it.
+static ROYAL: RoyalSquares = {
+    let mut royal = RoyalSquares {
+        sides: [[0; 4]; ROYALS],
+        neighbours: [[0; 4]; ROYALS],
+        beside: [0; ROYALS],
+    };
+    let size = board::SIZE as i32;
+    let mut square = 0;
+    while square < ROYALS {
+        let (i, j) = ((square / 7) as i32, (square % 7) as i32);
+        let (row, col) = (2 * i + 1, 2 * j + 1);
+        let mut d = 0;
+        while d < 4 {
+            let (dr, dc) = [(-1, 0), (1, 0), (0, -1), (0, 1)][d];
+            royal.sides[square][d] = 1 << (((row + dr) * size + col + dc) / 2);
+            let (ni, nj) = (i + dr, j + dc);
+            if ni >= 0 && ni < 7 && nj >= 0 && nj < 7 {
+                royal.neighbours[square][d] = 1 << (ni * 7 + nj);
+            }
+            d += 1;
+        }
+        let mut other = 0;
+        while other < ROYALS {
+            let (oi, oj) = ((other / 7) as i32, (other % 7) as i32);
+            if (oi - i).abs() <= 1 && (oj - j).abs() <= 1 {
+                royal.beside[square] |= 1 << other;
+            }
+            other += 1;
+        }
+        square += 1;
+    }
+    royal
+};
+
 /// The worth in Pawns of `player`'s Pawns' progress towards promotion
 /// ([`search_heuristic`]).
 fn pawn_progress(state: &Position, player: Player) -> f32 {
     let pawns = state.pieces(player) & !state.key.queens;
     let goal = moves::promotion_row(player);
     board::rect_cells(pawns)
-        .map(|g| {
-            let rows = (board::row_col(g).0 - goal).abs() as f32;
-            let progress = (1.0 - rows / 12.0).max(0.0);
-            2.0 * progress * progress
-        })
+        .map(|g| PROGRESS[(board::row_col(g).0 - goal).unsigned_abs() as usize])
         .sum()
 }
+
+/// A Pawn's progress in Pawns at each count of rows from its promotion
+/// row d: 2 · (1 − d / 12)², nothing from twelve rows on.
+const PROGRESS: [f32; board::SIZE] = {
+    let mut worth = [0.0; board::SIZE];
+    let mut rows = 0;
+    while rows < board::SIZE {
+        let progress = (1.0 - rows as f32 / 12.0).max(0.0);
+        worth[rows] = 2.0 * progress * progress;
+        rows += 1;
+    }
+    worth
+};
 
 /// The worth in Pawns of `player`'s Queens' nearness to the opposing
 /// King ([`search_heuristic`]), 0.3 · (1 − d / 14) each at d cells
 /// ([`cells_apart`]).
 fn queens_near_king(state: &Position, player: Player) -> f32 {
     queens_to_king(state, player)
-        .map(|d| 0.3 * (1.0 - d as f32 / FARTHEST as f32))
+        .map(|d| QUEEN_NEAR[d as usize])
         .sum()
 }
+
+/// A Queen's nearness in Pawns at each count of cells d from the opposing
+/// King: 0.3 · (1 − d / 14).
+const QUEEN_NEAR: [f32; FARTHEST as usize + 1] = {
+    let mut worth = [0.0; FARTHEST as usize + 1];
+    let mut d = 0;
+    while d <= FARTHEST as usize {
+        worth[d] = 0.3 * (1.0 - d as f32 / FARTHEST as f32);
+        d += 1;
+    }
+    worth
+};
 
 /// The farthest two cells of the grid can be apart ([`cells_apart`]).
 const FARTHEST: i32 = board::SIZE as i32 - 1;
@@ -297,7 +382,7 @@ impl Evaluation<Bulltricker> for MaterialEvaluation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Notation;
+    use crate::game::{Hints, Notation};
 
     #[test]
     fn greedy_takes_the_most_and_mates_when_it_can() {
@@ -335,6 +420,67 @@ mod tests {
             (wall(next.king(Player::Second)) & next.occupied()).count_ones(),
             4
         );
+    }
+
+    /// The region as a walk from square to square finds it: its empty
+    /// rectangles, and its squares within two steps.
+    fn walked_region(state: &Position, player: Player) -> (u32, u32) {
+        let empty = !state.occupied();
+        let other = state.king(player.opponent());
+        let mut steps = [u8::MAX; board::GRID];
+        let mut queue = vec![state.king(player)];
+        steps[queue[0]] = 0;
+        let (mut liberties, mut close): (Rects, u32) = (0, 0);
+        while let Some(square) = queue.pop() {
+            let (row, col) = board::row_col(square);
+            for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+                let rect = board::at(row + dr, col + dc).expect("a royal square's side");
+                if empty & board::bit(rect) == 0 {
+                    continue;
+                }
+                liberties |= board::bit(rect);
+                if let Some(next) = board::at(row + 2 * dr, col + 2 * dc)
+                    && cells_apart(next, other) > 2
+                    && steps[next] > steps[square] + 1
+                {
+                    steps[next] = steps[square] + 1;
+                    queue.push(next);
+                }
+            }
+        }
+        for (g, &s) in steps.iter().enumerate() {
+            close += u32::from(g != state.king(player) && s <= 2);
+        }
+        (liberties.count_ones(), close)
+    }
+
+    #[test]
+    fn a_king_s_region_is_what_a_walk_from_square_to_square_reaches() {
+        let game = Bulltricker::default();
+        let mut regions = 0;
+        for plies in [0, 20, 60, 100, 150] {
+            for seed in 0..30 {
+                let Some(state) = game.reverse_start(plies, seed) else {
+                    continue;
+                };
+                for player in [Player::First, Player::Second] {
+                    let region = Region::of(&state, player);
+                    assert_eq!(
+                        (region.liberties, region.close),
+                        walked_region(&state, player),
+                        "{}",
+                        game.format_state(&state)
+                    );
+                    regions += 1;
+                }
+            }
+        }
+        assert!(regions > 200, "{regions} regions");
+        // At the start White's King has Queens on both sides and a Pawn
+        // ahead; behind it the empty back line, with no square beyond:
+        // one liberty and nowhere to go.
+        let start = Region::of(&game.initial_state(), Player::First);
+        assert_eq!((start.liberties, start.close), (1, 0));
     }
 
     #[test]

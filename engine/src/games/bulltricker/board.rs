@@ -15,6 +15,8 @@
 //! column is the V line `V1` (column 0) to `V8`; an odd column is `C1` to
 //! `C7`. A cell is its row then its column: `A1V1`, `H7C1`, `A1C4`.
 
+use std::cmp::Ordering;
+
 /// Rows and columns of the grid.
 pub const SIZE: usize = 15;
 /// Cells of the grid, junctions included.
@@ -79,6 +81,55 @@ pub fn at(r: i32, c: i32) -> Option<usize> {
 /// Row and column of grid cell `g`.
 pub fn row_col(g: usize) -> (i32, i32) {
     ((g / SIZE) as i32, (g % SIZE) as i32)
+}
+
+/// The four directions of a line, as row and column steps: up, down,
+/// left, right.
+const DIRECTIONS: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
+
+/// The rectangles strictly beyond each grid cell in each of the
+/// [`DIRECTIONS`], to the grid's edge.
+static RAYS: [[Rects; 4]; GRID] = {
+    let mut rays = [[0; 4]; GRID];
+    let mut g = 0;
+    while g < GRID {
+        let mut d = 0;
+        while d < 4 {
+            let (dr, dc) = DIRECTIONS[d];
+            let (mut r, mut c) = ((g / SIZE) as i32 + dr, (g % SIZE) as i32 + dc);
+            while r >= 0 && r < SIZE as i32 && c >= 0 && c < SIZE as i32 {
+                let cell = (r * SIZE as i32 + c) as usize;
+                if cell % 2 == 1 {
+                    rays[g][d] |= 1 << (cell / 2);
+                }
+                r += dr;
+                c += dc;
+            }
+            d += 1;
+        }
+        g += 1;
+    }
+    rays
+};
+
+/// The rectangles strictly between grid cells `from` and `to` when they
+/// share a row or a column; none otherwise.
+pub fn between(from: usize, to: usize) -> Rects {
+    let ((r0, c0), (r1, c1)) = (row_col(from), row_col(to));
+    let direction = match (r1.cmp(&r0), c1.cmp(&c0)) {
+        (Ordering::Less, Ordering::Equal) => 0,
+        (Ordering::Greater, Ordering::Equal) => 1,
+        (Ordering::Equal, Ordering::Less) => 2,
+        (Ordering::Equal, Ordering::Greater) => 3,
+        _ => return 0,
+    };
+    // Beyond `from` up to `to`, `to` included where it is a rectangle.
+    let through = RAYS[from][direction] & !RAYS[to][direction];
+    if is_rect(to) {
+        through & !bit(to)
+    } else {
+        through
+    }
 }
 
 /// Grid cell `g` seen in the mirror that swaps left and right (the rules'
@@ -158,6 +209,34 @@ mod tests {
         ] {
             assert_eq!(parse_cell(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn between_holds_the_rectangles_a_walk_along_the_line_crosses() {
+        for from in 0..GRID {
+            for to in 0..GRID {
+                let ((r0, c0), (r1, c1)) = (row_col(from), row_col(to));
+                let mut walked: Rects = 0;
+                if (r0 == r1) != (c0 == c1) {
+                    let (dr, dc) = ((r1 - r0).signum(), (c1 - c0).signum());
+                    let (mut r, mut c) = (r0 + dr, c0 + dc);
+                    while (r, c) != (r1, c1) {
+                        let g = at(r, c).expect("on the grid");
+                        if is_rect(g) {
+                            walked |= bit(g);
+                        }
+                        r += dr;
+                        c += dc;
+                    }
+                }
+                assert_eq!(between(from, to), walked, "{from} to {to}");
+            }
+        }
+        // A1V1 to A1V4 crosses the vertical rectangles A1V2 and A1V3 (and
+        // the royal squares between, which are no rectangles).
+        let (from, to) = (parse_cell("A1V1").unwrap(), parse_cell("A1V4").unwrap());
+        let crossed: Vec<String> = rect_cells(between(from, to)).map(cell_name).collect();
+        assert_eq!(crossed, ["A1V2", "A1V3"]);
     }
 
     #[test]

@@ -340,13 +340,30 @@ impl Bulltricker {
 
 /// The rectangles around the royal square `king` (four on the grid).
 pub fn king_wall(king: usize) -> Rects {
-    let (r, c) = board::row_col(king);
-    [(-1, 0), (1, 0), (0, -1), (0, 1)]
-        .into_iter()
-        .filter_map(|(dr, dc)| board::at(r + dr, c + dc))
-        .map(board::bit)
-        .sum()
+    debug_assert_eq!(board::kind(king), board::Kind::Royal);
+    KING_WALLS[king]
 }
+
+/// [`king_wall`] of every grid cell (only the royal squares' are asked).
+static KING_WALLS: [Rects; board::GRID] = {
+    let mut walls = [0; board::GRID];
+    let size = board::SIZE as i32;
+    let mut g = 0;
+    while g < board::GRID {
+        let (r, c) = ((g / board::SIZE) as i32, (g % board::SIZE) as i32);
+        let mut d = 0;
+        while d < 4 {
+            let (dr, dc) = [(-1, 0), (1, 0), (0, -1), (0, 1)][d];
+            let (nr, nc) = (r + dr, c + dc);
+            if nr >= 0 && nr < size && nc >= 0 && nc < size {
+                walls[g] |= 1 << ((nr * size + nc) / 2);
+            }
+            d += 1;
+        }
+        g += 1;
+    }
+    walls
+};
 
 impl Game for Bulltricker {
     type State = Position;

@@ -344,20 +344,5 @@ pub fn captured(position: &Position, m: Move) -> Rects {
     if enemy & bit(m.to) != 0 {
         return bit(m.to);
     }
-    let ((r0, c0), (r1, c1)) = (row_col(m.from), row_col(m.to));
-    if r0 != r1 && c0 != c1 {
-        return 0;
-    }
-    let (dr, dc) = ((r1 - r0).signum(), (c1 - c0).signum());
-    let mut taken = 0;
-    let (mut r, mut c) = (r0 + dr, c0 + dc);
-    while (r, c) != (r1, c1) {
-        let g = at(r, c).expect("on the grid");
-        if super::board::is_rect(g) {
-            taken |= bit(g) & enemy;
-        }
-        r += dr;
-        c += dc;
-    }
-    taken
+    super::board::between(m.from, m.to) & enemy
 }
