@@ -233,7 +233,7 @@ static ROYAL: RoyalSquares = {
         let (row, col) = (2 * i + 1, 2 * j + 1);
         let mut d = 0;
         while d < 4 {
-            let (dr, dc) = [(-1, 0), (1, 0), (0, -1), (0, 1)][d];
+            let (dr, dc) = board::DIRECTIONS[d];
             royal.sides[square][d] = 1 << (((row + dr) * size + col + dc) / 2);
             let (ni, nj) = (i + dr, j + dc);
             if ni >= 0 && ni < 7 && nj >= 0 && nj < 7 {

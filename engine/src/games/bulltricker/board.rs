@@ -85,7 +85,7 @@ pub fn row_col(g: usize) -> (i32, i32) {
 
 /// The four directions of a line, as row and column steps: up, down,
 /// left, right.
-const DIRECTIONS: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
+pub const DIRECTIONS: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
 
 /// The rectangles strictly beyond each grid cell in each of the
 /// [`DIRECTIONS`], to the grid's edge.

@@ -353,7 +353,7 @@ static KING_WALLS: [Rects; board::GRID] = {
         let (r, c) = ((g / board::SIZE) as i32, (g % board::SIZE) as i32);
         let mut d = 0;
         while d < 4 {
-            let (dr, dc) = [(-1, 0), (1, 0), (0, -1), (0, 1)][d];
+            let (dr, dc) = board::DIRECTIONS[d];
             let (nr, nc) = (r + dr, c + dc);
             if nr >= 0 && nr < size && nc >= 0 && nc < size {
                 walls[g] |= 1 << ((nr * size + nc) / 2);
