@@ -330,7 +330,9 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Also write the games' records (the bar at every position and the
-    /// result, one JSON object per game) to this file.
+    /// result, one JSON object per game) to this file. Each game goes to
+    /// FILE.part as it ends; a run that stops keeps them there, and the
+    /// same command resumes from it, playing only the games left.
     #[arg(long)]
     pub games_out: Option<std::path::PathBuf>,
     /// Fit and measure on the records of earlier `--games-out` runs instead

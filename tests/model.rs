@@ -660,6 +660,68 @@ fn calibrate_keeps_its_games_and_refits_on_them() {
 }
 
 #[test]
+fn an_interrupted_calibrate_resumes_where_it_stopped() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let model = fresh_checkpoint(directory.path());
+    let file = |name: &str| directory.path().join(name).display().to_string();
+    let run = |out: &str| {
+        grandmaitre()
+            .args(["calibrate", "--model", &model, "--dry-run", "--games", "6"])
+            .args([
+                "--seed",
+                "4",
+                "--games-out",
+                out,
+                "--report",
+                &file("report"),
+            ])
+            .output()
+            .expect("runs")
+    };
+    let whole = file("whole.jsonl");
+    let output = run(&whole);
+    assert!(output.status.success(), "{output:?}");
+    assert!(!Path::new(&format!("{whole}.part")).exists());
+    let text = std::fs::read_to_string(&whole).expect("records");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 7);
+
+    // A run stopped after two games (in the order its threads finished
+    // them) and in the middle of writing a third: the same command plays
+    // the four left and writes the records of the run that never stopped.
+    let resumed = file("resumed.jsonl");
+    let part = format!("{resumed}.part");
+    let cut = &lines[2][..lines[2].len() / 2];
+    let partial = format!("{}\n{}\n{}\n{cut}", lines[0], lines[4], lines[1]);
+    std::fs::write(&part, partial).expect("written");
+    let output = run(&resumed);
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(stderr.contains("2 of 6 games already played"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&resumed).expect("records"), text);
+    assert!(!Path::new(&part).exists(), "the partial file served");
+
+    // A partial file of other settings (here another seed) is refused in
+    // one line and left as it is.
+    let other = file("other.jsonl");
+    let other_part = format!("{other}.part");
+    let header = lines[0].replace("\"seed\":4", "\"seed\":5");
+    assert_ne!(header, lines[0]);
+    let partial = format!("{header}\n{}\n", lines[1]);
+    std::fs::write(&other_part, &partial).expect("written");
+    let output = run(&other);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("left by a run of other settings"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&other_part).expect("kept"), partial);
+    assert!(!Path::new(&other).exists());
+}
+
+#[test]
 fn advice_commands_refuse_bad_input_in_one_line() {
     let directory = tempfile::tempdir().expect("temp dir");
     let model = fresh_checkpoint(directory.path());

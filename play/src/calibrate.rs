@@ -25,8 +25,9 @@
 //! (`grandmaitre_model::calibration`); this module plays, reports and
 //! stores.
 //!
-//! `--games-out` keeps the games' records; `--games-in` refits on them
-//! without playing.
+//! `--games-out` keeps the games' records, each game as it ends (in a
+//! partial file that an interrupted run resumes from); `--games-in`
+//! refits on them without playing.
 //!
 //! Where the fit is stored: games of one rules setting other than the
 //! game's default (`--rules size=10`) fit that setting's own calibration,
@@ -66,7 +67,7 @@ use crate::write_atomically;
 mod played;
 mod seated;
 
-use played::{known_openings, play_games};
+use played::{known_openings, partial_path, play_games};
 use seated::{replay_records, seated_report};
 
 /// Bins of fewer positions are left out of the reliability diagram (their
@@ -95,7 +96,9 @@ pub struct CalibrateSettings {
     pub report: Option<PathBuf>,
     /// Measure only: store nothing in the checkpoint.
     pub dry_run: bool,
-    /// Where to keep the played games' records.
+    /// Where to keep the played games' records (each game goes to the
+    /// partial file beside it as it ends, and a run with the same settings
+    /// resumes from it: [`partial_path`]).
     pub games_out: Option<PathBuf>,
     /// Records to refit on instead of playing.
     pub games_in: Vec<PathBuf>,
@@ -145,18 +148,6 @@ pub fn calibrate<G: Registered>(
         let level = Level::get(settings.level).map_err(anyhow::Error::msg)?;
         let pairing = Pairing::parse(&settings.pairing, level).map_err(anyhow::Error::msg)?;
         let known = known_openings(game, settings)?;
-        let loaded = settings.model.load(game)?;
-        let mut played = play_games(
-            game,
-            &loaded.evaluator,
-            loaded.book.as_deref(),
-            &pairing,
-            settings,
-            known,
-        )?;
-        for game in &mut played {
-            game.rules.clone_from(&settings.rules);
-        }
         let header = RecordsHeader {
             format: RECORDS_FORMAT.to_string(),
             game: G::NAME.to_string(),
@@ -169,8 +160,24 @@ pub fn calibrate<G: Registered>(
             opening_plies: settings.opening_plies,
             seed: settings.seed,
         };
+        let loaded = settings.model.load(game)?;
+        let mut played = play_games(
+            game,
+            &loaded.evaluator,
+            loaded.book.as_deref(),
+            &pairing,
+            settings,
+            &header,
+            known,
+        )?;
+        for game in &mut played {
+            game.rules.clone_from(&settings.rules);
+        }
         if let Some(out) = &settings.games_out {
             write_records(out, &header, &played)?;
+            // The finished file holds every game: the partial one served.
+            let part = partial_path(out);
+            std::fs::remove_file(&part).with_context(|| format!("removing {}", part.display()))?;
         }
         let seeds = format!("seed {}", header.seed);
         (header, played, Vec::new(), seeds)

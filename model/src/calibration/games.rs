@@ -3,7 +3,7 @@
 //! level, or levels paired as the app's players meet them (a strong level
 //! against a gentle one, either side first).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use grandmaitre_engine::arena::opening_moves;
 use grandmaitre_engine::book::Book;
@@ -217,8 +217,29 @@ pub fn distinct_openings<G: Hints + Notation>(
     games: u32,
     known: &mut HashSet<OpeningKey>,
 ) -> Vec<Option<Vec<Action>>> {
+    distinct_openings_after(game, settings, games, known, &HashMap::new())
+}
+
+/// [`distinct_openings`] for a run that resumes: the games of `finished`
+/// (by their number, with their opening's key) were played already, and
+/// their openings are taken as drawn (`None` in their place). With the
+/// same `known`, the games left get the openings an uninterrupted run
+/// would have given them.
+pub fn distinct_openings_after<G: Hints + Notation>(
+    game: &G,
+    settings: &GameSettings,
+    games: u32,
+    known: &mut HashSet<OpeningKey>,
+    finished: &HashMap<u32, OpeningKey>,
+) -> Vec<Option<Vec<Action>>> {
     (0..games)
         .map(|index| {
+            if let Some(key) = finished.get(&index) {
+                if settings.deterministic(index) {
+                    known.insert(key.clone());
+                }
+                return None;
+            }
             if !settings.deterministic(index) {
                 return settings.opening(game, index, 0);
             }
@@ -322,6 +343,7 @@ pub fn play<G: Hints + Notation + Symmetric, E: Evaluator<G> + Sync>(
         opening: opening_text,
         moves,
         proofs_kept: kept,
+        index: Some(index),
         ..Played::default()
     }
 }
@@ -427,6 +449,37 @@ mod tests {
             distinct_openings(&game, &plies, 12, &mut HashSet::new()),
             openings
         );
+    }
+
+    #[test]
+    fn a_resumed_run_draws_the_openings_an_uninterrupted_one_draws() {
+        let game = Heraldis::default();
+        // Two plies on 25 cells and level 10 against itself: openings
+        // collide, and a collision is drawn again from what came before.
+        let settings = GameSettings {
+            pairing: Pairing::SelfPlay(Level::get(10).expect("level")),
+            opening_plies: 1,
+            seed: 5,
+        };
+        let whole = distinct_openings(&game, &settings, 30, &mut HashSet::new());
+        assert!(whole.iter().any(Option::is_none), "some left out");
+        // Games 0, 3 and 7 were played before the interruption.
+        let key = |index: usize| {
+            let opening = whole[index].as_deref().expect("an opening");
+            opening_key(&game, &reached(&game, opening), [10, 10])
+        };
+        let finished: HashMap<u32, OpeningKey> = [0, 3, 7]
+            .into_iter()
+            .map(|i| (i, key(i as usize)))
+            .collect();
+        let resumed = distinct_openings_after(&game, &settings, 30, &mut HashSet::new(), &finished);
+        for (index, (after, before)) in resumed.iter().zip(&whole).enumerate() {
+            if finished.contains_key(&(index as u32)) {
+                assert_eq!(after, &None, "game {index} is not played again");
+            } else {
+                assert_eq!(after, before, "game {index}");
+            }
+        }
     }
 
     #[test]

@@ -51,6 +51,12 @@ pub struct Played {
     /// before the levels played so: they trusted their search alone.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub proofs_kept: bool,
+    /// The game's number in the run that played it: with the run's seed
+    /// it fixed the opening and the moves' seeds, and it is what a resumed
+    /// run knows its finished games by. Absent in records written before
+    /// runs resumed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
     /// Where the side to move could win at once, the share of its legal
     /// moves that win, at each position: not stored, found by replaying
     /// the moves ([`super::moves::replay`]; empty until then).
@@ -217,21 +223,7 @@ pub fn parse_records(
         let mut played: Played = serde_json::from_str(line)
             .map_err(|e| format!("{}:{}: bad game record: {e}", path.display(), number + 1))?;
         played.rules.clone_from(&header.layout);
-        let positions = played.predictions.len();
-        if played.network.len() != positions
-            || played.sides.len() != positions
-            || played.result > 2
-            || played.sides.iter().any(|&s| s > 1)
-            || !(played.proofs.is_empty() || played.proofs.len() == positions)
-            || !(played.moves.is_empty() || played.moves.len() == positions)
-            || played.proofs.iter().flatten().any(|&p| p > 2)
-            || played
-                .predictions
-                .iter()
-                .chain(&played.network)
-                .flatten()
-                .any(|p| !(0.0..=1.0).contains(p))
-        {
+        if !consistent(&played) {
             return Err(format!(
                 "{}:{}: inconsistent game record",
                 path.display(),
@@ -248,6 +240,26 @@ pub fn parse_records(
         ));
     }
     Ok((header, games))
+}
+
+/// Whether the record `played` holds together: a value of each kind at
+/// every position (the proofs and moves, where recorded), each a
+/// probability, the sides and the results known ones.
+pub fn consistent(played: &Played) -> bool {
+    let positions = played.predictions.len();
+    played.network.len() == positions
+        && played.sides.len() == positions
+        && played.result <= 2
+        && played.sides.iter().all(|&s| s <= 1)
+        && (played.proofs.is_empty() || played.proofs.len() == positions)
+        && (played.moves.is_empty() || played.moves.len() == positions)
+        && played.proofs.iter().flatten().all(|&p| p <= 2)
+        && played
+            .predictions
+            .iter()
+            .chain(&played.network)
+            .flatten()
+            .all(|p| (0.0..=1.0).contains(p))
 }
 
 /// The text of a records file: the header, then a game per line.

@@ -2,37 +2,98 @@
 //! deterministic game already recorded) and the games on the calibration's
 //! threads.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use grandmaitre_engine::book::Book;
 use grandmaitre_engine::levels::Level;
 use grandmaitre_engine::search::Evaluator;
+use grandmaitre_engine::{Game, Notation};
 use grandmaitre_model::bar::BAR_SIMULATIONS;
 use grandmaitre_model::calibration::games::{
-    GameSettings, OPENING_ATTEMPTS, OpeningKey, Pairing, distinct_openings, opening_key, play,
+    GameSettings, OPENING_ATTEMPTS, OpeningKey, Pairing, distinct_openings_after, opening_key, play,
 };
-use grandmaitre_model::calibration::records::{Played, read_records};
+use grandmaitre_model::calibration::records::{
+    Played, RecordsHeader, consistent, read_records, records_text,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use super::CalibrateSettings;
 use crate::registry::Registered;
+use crate::write_atomically;
 
-/// Plays `settings.games` games on the calibration's threads.
+/// Plays `settings.games` games on the calibration's threads, every game
+/// in the order of its number. With `--games-out FILE`, each game is added
+/// to the partial file [`partial_path`] as it ends, after `header`: a run
+/// that stops (interrupted, the machine off) keeps its finished games, and
+/// the same command then plays only the games left ([`resume`]).
 pub(super) fn play_games<G: grandmaitre_engine::Playable, E: Evaluator<G> + Sync>(
     game: &G,
     evaluator: &E,
     book: Option<&Book<G>>,
     pairing: &Pairing,
     settings: &CalibrateSettings,
+    header: &RecordsHeader,
     mut known: HashSet<OpeningKey>,
 ) -> Result<Vec<Played>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.threads.unwrap_or(0))
         .build()
         .context("starting the calibration's threads")?;
+    let game_settings = GameSettings {
+        pairing: pairing.clone(),
+        opening_plies: settings.opening_plies,
+        seed: settings.seed,
+    };
+    let (finished, partial) = match &settings.games_out {
+        Some(out) => {
+            let part = partial_path(out);
+            let finished = resume(&part, header, &game_settings, settings.games)?;
+            if !finished.is_empty() {
+                eprintln!(
+                    "resuming from {}: {} of {} games already played",
+                    part.display(),
+                    finished.len(),
+                    settings.games
+                );
+            }
+            let file = start_partial(&part, header, &finished)?;
+            (finished, Some((part, Mutex::new(file))))
+        }
+        None => (Vec::new(), None),
+    };
+    let finished_keys = finished
+        .iter()
+        .map(|played| {
+            let index = played.index.expect("checked by resume");
+            let levels = played.levels.expect("checked by resume");
+            let what = || {
+                let out = settings.games_out.as_deref().expect("a partial file");
+                partial_path(out).display().to_string()
+            };
+            Ok((index, recorded_key(game, played, levels, what)?))
+        })
+        .collect::<Result<HashMap<u32, OpeningKey>>>()?;
+    let openings = distinct_openings_after(
+        game,
+        &game_settings,
+        settings.games,
+        &mut known,
+        &finished_keys,
+    );
+    let left_out = openings.iter().filter(|o| o.is_none()).count() - finished_keys.len();
+    if left_out > 0 {
+        eprintln!(
+            "{left_out} of {} games left out: no new opening for their levels after {OPENING_ATTEMPTS} draws",
+            settings.games
+        );
+    }
     let progress = ProgressBar::new(u64::from(settings.games));
     progress.set_style(
         ProgressStyle::with_template(
@@ -40,33 +101,127 @@ pub(super) fn play_games<G: grandmaitre_engine::Playable, E: Evaluator<G> + Sync
         )
         .expect("valid template"),
     );
+    progress.set_position(finished.len() as u64);
     progress.enable_steady_tick(Duration::from_millis(500));
-    let game_settings = GameSettings {
-        pairing: pairing.clone(),
-        opening_plies: settings.opening_plies,
-        seed: settings.seed,
-    };
-    let openings = distinct_openings(game, &game_settings, settings.games, &mut known);
-    let left_out = openings.iter().filter(|o| o.is_none()).count();
-    if left_out > 0 {
-        eprintln!(
-            "{left_out} of {} games left out: no new opening for their levels after {OPENING_ATTEMPTS} draws",
-            settings.games
-        );
-    }
     let played: Vec<Played> = pool.install(|| {
         (0..settings.games)
             .into_par_iter()
             .filter_map(|index| {
                 let opening = openings[index as usize].as_deref()?;
                 let played = play(game, evaluator, book, &game_settings, index, opening);
+                let kept = partial.as_ref().map_or(Ok(()), |(part, file)| {
+                    append_game(&mut file.lock().expect("not poisoned"), &played)
+                        .with_context(|| format!("writing {}", part.display()))
+                });
                 progress.inc(1);
-                Some(played)
+                Some(kept.map(|()| played))
             })
-            .collect()
-    });
+            .collect::<Result<Vec<Played>>>()
+    })?;
     progress.finish_and_clear();
-    Ok(played)
+    let mut all = finished;
+    all.extend(played);
+    all.sort_by_key(|played| played.index);
+    Ok(all)
+}
+
+/// Where a run writing its records to `out` keeps each game as it ends:
+/// `out` with `.part` added (`games.jsonl.part`). The finished run writes
+/// `out` whole and removes it.
+pub(super) fn partial_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".part");
+    PathBuf::from(name)
+}
+
+/// The games an interrupted run left in its partial file `part`, if there
+/// is one: it must have been written by a run of these settings (the same
+/// `header`: game, rules, model, levels, openings and seed), each game
+/// with its number below `games` and its levels. A last line cut short by
+/// the interruption is left out (its game is played again).
+fn resume(
+    part: &Path,
+    header: &RecordsHeader,
+    settings: &GameSettings,
+    games: u32,
+) -> Result<Vec<Played>> {
+    let text = match std::fs::read_to_string(part) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", part.display())),
+    };
+    let mut lines = text.split_inclusive('\n');
+    let left: Option<RecordsHeader> = lines
+        .next()
+        .and_then(|line| serde_json::from_str(line.trim_end()).ok());
+    if left.as_ref() != Some(header) {
+        bail!(
+            "{} was left by a run of other settings (game, rules, model, levels, openings or seed): run those again to finish it, or remove it",
+            part.display()
+        );
+    }
+    let mut finished: Vec<Played> = Vec::new();
+    let mut numbers = HashSet::new();
+    for (number, line) in lines.enumerate() {
+        if !line.ends_with('\n') {
+            break;
+        }
+        let at = || format!("{}:{}", part.display(), number + 2);
+        let played: Played = serde_json::from_str(line.trim_end())
+            .with_context(|| format!("{}: bad game record", at()))?;
+        let ours = played.index.is_some_and(|index| {
+            index < games
+                && numbers.insert(index)
+                && played.levels == Some(settings.levels(index).map(|level| level.number))
+                && played.moves.len() == played.predictions.len()
+        });
+        if !(ours && consistent(&played)) {
+            bail!("{}: not a game of this run", at());
+        }
+        finished.push(played);
+    }
+    Ok(finished)
+}
+
+/// Starts the partial file `part` afresh: the header, then the games
+/// `finished` already played, written whole before the run appends to it
+/// (a line cut short by an interruption goes).
+fn start_partial(part: &Path, header: &RecordsHeader, finished: &[Played]) -> Result<File> {
+    if let Some(parent) = part.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    write_atomically(part, records_text(header, finished).as_bytes())?;
+    OpenOptions::new()
+        .append(true)
+        .open(part)
+        .with_context(|| format!("opening {}", part.display()))
+}
+
+/// Adds the game `played` to a partial file as one line, written at once.
+fn append_game(file: &mut File, played: &Played) -> std::io::Result<()> {
+    let mut line = serde_json::to_string(played).expect("a record serialises");
+    line.push('\n');
+    file.write_all(line.as_bytes())?;
+    file.flush()
+}
+
+/// The key of the deterministic game `played` of `levels` (see
+/// [`distinct_openings`]): the position its recorded opening reaches.
+/// `what` names the records in an error.
+fn recorded_key<G: Game + Notation>(
+    game: &G,
+    played: &Played,
+    levels: [u32; 2],
+    what: impl Fn() -> String,
+) -> Result<OpeningKey> {
+    let mut state = game.initial_state();
+    for text in &played.opening {
+        let bad = |e: &dyn std::fmt::Display| anyhow!("{}: opening move '{text}': {e}", what());
+        let action = game.parse_action(&state, text).map_err(|e| bad(&e))?;
+        state = game.play(&state, action).map_err(|e| bad(&e))?;
+    }
+    Ok(opening_key(game, &state, levels))
 }
 
 /// The openings of the deterministic games of the `--distinct-from`
@@ -100,18 +255,8 @@ pub(super) fn known_openings<G: Registered>(
             if !best || played.moves.is_empty() {
                 continue;
             }
-            let mut state = game.initial_state();
-            for text in &played.opening {
-                let bad = |e: &dyn std::fmt::Display| {
-                    anyhow::anyhow!(
-                        "--distinct-from {}: opening move '{text}': {e}",
-                        path.display()
-                    )
-                };
-                let action = game.parse_action(&state, text).map_err(|e| bad(&e))?;
-                state = game.play(&state, action).map_err(|e| bad(&e))?;
-            }
-            known.insert(opening_key(game, &state, levels));
+            let what = || format!("--distinct-from {}", path.display());
+            known.insert(recorded_key(game, &played, levels, what)?);
         }
     }
     Ok(known)
