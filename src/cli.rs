@@ -336,22 +336,26 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub games_out: Option<std::path::PathBuf>,
     /// Fit and measure on the records of earlier `--games-out` runs instead
-    /// of playing games (repeat it to pool runs of other seeds, or of other
-    /// rules parameters of the same game, such as a board size; `--games`,
-    /// `--level` and `--opening-plies` are then those of the files).
-    #[arg(long, conflicts_with = "games_out")]
+    /// of playing games (several files, after one flag or each after its
+    /// own, pool runs of other seeds, or of other rules parameters of the
+    /// same game, such as a board size: `--games-in fit-*.jsonl`;
+    /// `--games`, `--level` and `--opening-plies` are then those of the
+    /// files).
+    #[arg(long, num_args = 1.., conflicts_with = "games_out")]
     pub games_in: Vec<std::path::PathBuf>,
     /// With `--games-in`: every game of those files fits the calibration,
     /// and the games of these (other seeds or other rules parameters,
-    /// played alike) measure it, instead of halves of one pool.
-    #[arg(long, requires = "games_in")]
+    /// played alike; one or several files) measure it, instead of halves
+    /// of one pool.
+    #[arg(long, num_args = 1.., requires = "games_in")]
     pub held_out: Vec<std::path::PathBuf>,
-    /// Records of earlier runs (`--games-out`) of the same game and rules
-    /// whose games of levels that both play their best (7-10, no random
-    /// move: one opening, one game) are not played again: an opening that
-    /// reaches a position one of them started from, with the same levels,
-    /// is drawn again. A run never repeats its own such games.
-    #[arg(long, conflicts_with = "games_in")]
+    /// Records of earlier runs (`--games-out`; one or several files) of
+    /// the same game and rules whose games of levels that both play their
+    /// best (7-10, no random move: one opening, one game) are not played
+    /// again: an opening that reaches a position one of them started from,
+    /// with the same levels, is drawn again. A run never repeats its own
+    /// such games.
+    #[arg(long, num_args = 1.., conflicts_with = "games_in")]
     pub distinct_from: Vec<std::path::PathBuf>,
     /// The game.
     #[arg(long, default_value = DEFAULT_GAME)]
@@ -711,6 +715,43 @@ mod tests {
         assert_eq!(args.sprt.as_deref(), Some("0,50"));
         assert!(args.json);
         assert!(parse(&["arena", "--a", "random"]).is_err());
+    }
+
+    #[test]
+    fn calibrate_takes_several_records_files_after_one_flag() {
+        let cli = parse(&[
+            "calibrate",
+            "--games-in",
+            "fit-1.jsonl",
+            "fit-2.jsonl",
+            "--games-in",
+            "fit-3.jsonl",
+            "--held-out",
+            "held-1.jsonl",
+            "held-2.jsonl",
+            "--game",
+            "havannah",
+        ])
+        .expect("valid arguments");
+        let Command::Calibrate(args) = cli.command else {
+            panic!("expected calibrate");
+        };
+        let names = |paths: &[std::path::PathBuf]| -> Vec<String> {
+            paths.iter().map(|p| p.display().to_string()).collect()
+        };
+        assert_eq!(
+            names(&args.games_in),
+            ["fit-1.jsonl", "fit-2.jsonl", "fit-3.jsonl"]
+        );
+        assert_eq!(names(&args.held_out), ["held-1.jsonl", "held-2.jsonl"]);
+        assert_eq!(args.game, "havannah");
+        let cli = parse(&["calibrate", "--distinct-from", "a.jsonl", "b.jsonl"])
+            .expect("valid arguments");
+        let Command::Calibrate(args) = cli.command else {
+            panic!("expected calibrate");
+        };
+        assert_eq!(names(&args.distinct_from), ["a.jsonl", "b.jsonl"]);
+        assert!(parse(&["calibrate", "--games-in"]).is_err());
     }
 
     #[test]
