@@ -3,8 +3,8 @@
 //! threads.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::{File, OpenOptions};
-use std::io::Write as _;
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -18,21 +18,19 @@ use grandmaitre_model::bar::BAR_SIMULATIONS;
 use grandmaitre_model::calibration::games::{
     GameSettings, OPENING_ATTEMPTS, OpeningKey, Pairing, distinct_openings_after, opening_key, play,
 };
-use grandmaitre_model::calibration::records::{
-    Played, RecordsHeader, consistent, read_records, records_text,
-};
+use grandmaitre_model::calibration::records::{Played, RecordsHeader, consistent, read_records};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use super::CalibrateSettings;
 use crate::registry::Registered;
-use crate::write_atomically;
 
 /// Plays `settings.games` games on the calibration's threads, every game
 /// in the order of its number. With `--games-out FILE`, each game is added
 /// to the partial file [`partial_path`] as it ends, after `header`: a run
 /// that stops (interrupted, the machine off) keeps its finished games, and
-/// the same command then plays only the games left ([`resume`]).
+/// the same command then plays only the games left ([`resume`]). The file
+/// is locked while the run writes it: a second run of it is refused.
 pub(super) fn play_games<G: grandmaitre_engine::Playable, E: Evaluator<G> + Sync>(
     game: &G,
     evaluator: &E,
@@ -54,7 +52,7 @@ pub(super) fn play_games<G: grandmaitre_engine::Playable, E: Evaluator<G> + Sync
     let (finished, partial) = match &settings.games_out {
         Some(out) => {
             let part = partial_path(out);
-            let finished = resume(&part, header, &game_settings, settings.games)?;
+            let (file, finished) = open_partial(&part, header, &game_settings, settings.games)?;
             if !finished.is_empty() {
                 eprintln!(
                     "resuming from {}: {} of {} games already played",
@@ -63,7 +61,6 @@ pub(super) fn play_games<G: grandmaitre_engine::Playable, E: Evaluator<G> + Sync
                     settings.games
                 );
             }
-            let file = start_partial(&part, header, &finished)?;
             (finished, Some((part, Mutex::new(file))))
         }
         None => (Vec::new(), None),
@@ -134,32 +131,76 @@ pub(super) fn partial_path(out: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The games an interrupted run left in its partial file `part`, if there
-/// is one: it must have been written by a run of these settings (the same
-/// `header`: game, rules, model, levels, openings and seed), each game
-/// with its number below `games` and its levels. A last line cut short by
-/// the interruption is left out (its game is played again).
-fn resume(
+/// Opens the partial file `part` of this run, locked against any other
+/// run's writing it, with the games an interrupted run left there
+/// ([`resume`]): a new file gets `header`, a file of an interrupted run
+/// loses a last line cut short, and the run appends from there.
+fn open_partial(
     part: &Path,
     header: &RecordsHeader,
     settings: &GameSettings,
     games: u32,
-) -> Result<Vec<Played>> {
-    let text = match std::fs::read_to_string(part) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", part.display())),
+) -> Result<(File, Vec<Played>)> {
+    if let Some(parent) = part.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let opening = || format!("opening {}", part.display());
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(part)
+        .with_context(opening)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            bail!(
+                "{} is being written by another calibrate run",
+                part.display()
+            )
+        }
+        Err(TryLockError::Error(e)) => return Err(e).with_context(opening),
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text).with_context(opening)?;
+    let (finished, kept) = if text.is_empty() {
+        let mut line = serde_json::to_string(header).expect("a header serialises");
+        line.push('\n');
+        file.write_all(line.as_bytes()).with_context(opening)?;
+        (Vec::new(), line.len())
+    } else {
+        resume(part, &text, header, settings, games)?
     };
+    file.set_len(kept as u64).with_context(opening)?;
+    file.seek(SeekFrom::End(0)).with_context(opening)?;
+    Ok((file, finished))
+}
+
+/// The games an interrupted run left in its partial file `part`, whose
+/// text is `text`, and the length of the header and their lines: the file
+/// must have been written by a run of these settings (the same `header`:
+/// game, rules, model, levels, openings and seed), each game with its
+/// number below `games` and its levels. A last line cut short by the
+/// interruption is left out (its game is played again).
+fn resume(
+    part: &Path,
+    text: &str,
+    header: &RecordsHeader,
+    settings: &GameSettings,
+    games: u32,
+) -> Result<(Vec<Played>, usize)> {
     let mut lines = text.split_inclusive('\n');
-    let left: Option<RecordsHeader> = lines
-        .next()
-        .and_then(|line| serde_json::from_str(line.trim_end()).ok());
-    if left.as_ref() != Some(header) {
+    let first = lines.next().unwrap_or_default();
+    let left: Option<RecordsHeader> = serde_json::from_str(first.trim_end()).ok();
+    if !first.ends_with('\n') || left.as_ref() != Some(header) {
         bail!(
             "{} was left by a run of other settings (game, rules, model, levels, openings or seed): run those again to finish it, or remove it",
             part.display()
         );
     }
+    let mut kept = first.len();
     let mut finished: Vec<Played> = Vec::new();
     let mut numbers = HashSet::new();
     for (number, line) in lines.enumerate() {
@@ -178,24 +219,10 @@ fn resume(
         if !(ours && consistent(&played)) {
             bail!("{}: not a game of this run", at());
         }
+        kept += line.len();
         finished.push(played);
     }
-    Ok(finished)
-}
-
-/// Starts the partial file `part` afresh: the header, then the games
-/// `finished` already played, written whole before the run appends to it
-/// (a line cut short by an interruption goes).
-fn start_partial(part: &Path, header: &RecordsHeader, finished: &[Played]) -> Result<File> {
-    if let Some(parent) = part.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    write_atomically(part, records_text(header, finished).as_bytes())?;
-    OpenOptions::new()
-        .append(true)
-        .open(part)
-        .with_context(|| format!("opening {}", part.display()))
+    Ok((finished, kept))
 }
 
 /// Adds the game `played` to a partial file as one line, written at once.
@@ -260,4 +287,106 @@ pub(super) fn known_openings<G: Registered>(
         }
     }
     Ok(known)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grandmaitre_model::calibration::records::RECORDS_FORMAT;
+
+    fn header() -> RecordsHeader {
+        RecordsHeader {
+            format: RECORDS_FORMAT.to_string(),
+            game: "heraldis".to_string(),
+            layout: None,
+            model: "a model".to_string(),
+            level: 10,
+            pairing: Some("self".to_string()),
+            advice_simulations: 3200,
+            bar_simulations: BAR_SIMULATIONS,
+            opening_plies: 6,
+            seed: 1,
+        }
+    }
+
+    fn settings() -> GameSettings {
+        GameSettings {
+            pairing: Pairing::SelfPlay(Level::get(10).expect("level")),
+            opening_plies: 6,
+            seed: 1,
+        }
+    }
+
+    /// A one-position game numbered `index` of [`settings`]'s run.
+    fn game(index: u32) -> Played {
+        Played {
+            predictions: vec![[0.5, 0.0, 0.5]],
+            network: vec![[0.5, 0.0, 0.5]],
+            sides: vec![0],
+            moves: vec!["c3".to_string()],
+            levels: Some([10, 10]),
+            index: Some(index),
+            ..Played::default()
+        }
+    }
+
+    #[test]
+    fn a_partial_file_resumes_without_its_cut_line_and_refuses_a_second_writer() {
+        let directory = tempfile::tempdir().expect("temp dir");
+        let part = directory.path().join("games.jsonl.part");
+        let line = |played: &Played| serde_json::to_string(played).expect("JSON") + "\n";
+        let head = serde_json::to_string(&header()).expect("JSON") + "\n";
+        let whole = head.clone() + &line(&game(3)) + &line(&game(0));
+        let cut = &line(&game(1))[..20];
+        std::fs::write(&part, whole.clone() + cut).expect("written");
+
+        let (mut file, finished) = open_partial(&part, &header(), &settings(), 6).expect("opens");
+        assert_eq!(finished, [game(3), game(0)]);
+        assert_eq!(std::fs::read_to_string(&part).expect("read"), whole);
+        // While this run holds it, another is refused.
+        let error = open_partial(&part, &header(), &settings(), 6).expect_err("locked");
+        assert!(
+            error.to_string().contains("another calibrate run"),
+            "{error}"
+        );
+        // Its games go after the kept ones.
+        append_game(&mut file, &game(1)).expect("appended");
+        drop(file);
+        let (_, finished) = open_partial(&part, &header(), &settings(), 6).expect("opens");
+        assert_eq!(finished, [game(3), game(0), game(1)]);
+    }
+
+    #[test]
+    fn a_partial_file_of_another_run_is_refused_and_kept() {
+        let directory = tempfile::tempdir().expect("temp dir");
+        let part = directory.path().join("games.jsonl.part");
+        let other = RecordsHeader {
+            seed: 2,
+            ..header()
+        };
+        let text = serde_json::to_string(&other).expect("JSON") + "\n";
+        std::fs::write(&part, &text).expect("written");
+        let error = open_partial(&part, &header(), &settings(), 6).expect_err("refused");
+        assert!(error.to_string().contains("other settings"), "{error}");
+        // A game numbered beyond the run's games, or twice, is not its own.
+        let head = serde_json::to_string(&header()).expect("JSON") + "\n";
+        let line = |played: &Played| serde_json::to_string(played).expect("JSON") + "\n";
+        for text in [
+            head.clone() + &line(&game(7)),
+            head.clone() + &line(&game(2)) + &line(&game(2)),
+        ] {
+            std::fs::write(&part, &text).expect("written");
+            let error = open_partial(&part, &header(), &settings(), 6).expect_err("refused");
+            assert!(
+                error.to_string().contains("not a game of this run"),
+                "{error}"
+            );
+            assert_eq!(std::fs::read_to_string(&part).expect("read"), text);
+        }
+        // A new file gets the header.
+        std::fs::remove_file(&part).expect("removed");
+        let (_, finished) = open_partial(&part, &header(), &settings(), 6).expect("opens");
+        assert!(finished.is_empty());
+        assert_eq!(std::fs::read_to_string(&part).expect("read"), head);
+    }
 }
