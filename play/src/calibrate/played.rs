@@ -234,8 +234,8 @@ fn append_game(file: &mut File, played: &Played) -> std::io::Result<()> {
 }
 
 /// The key of the deterministic game `played` of `levels` (see
-/// [`distinct_openings`]): the position its recorded opening reaches.
-/// `what` names the records in an error.
+/// [`distinct_openings_after`]): the position its recorded opening
+/// reaches. `what` names the records in an error.
 fn recorded_key<G: Game + Notation>(
     game: &G,
     played: &Played,
@@ -252,7 +252,7 @@ fn recorded_key<G: Game + Notation>(
 }
 
 /// The openings of the deterministic games of the `--distinct-from`
-/// records (see [`distinct_openings`]): each file's games must be of this
+/// records (see [`distinct_openings_after`]): each file's games must be of this
 /// game and these rules.
 pub(super) fn known_openings<G: Registered>(
     game: &G,
