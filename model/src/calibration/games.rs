@@ -454,8 +454,9 @@ mod tests {
     #[test]
     fn a_resumed_run_draws_the_openings_an_uninterrupted_one_draws() {
         let game = Heraldis::default();
-        // Two plies on 25 cells and level 10 against itself: openings
-        // collide, and a collision is drawn again from what came before.
+        // At most one random ply, so at most 26 openings for 30 games of
+        // level 10 against itself: openings collide, a collision is drawn
+        // again from what came before, and some games are left out.
         let settings = GameSettings {
             pairing: Pairing::SelfPlay(Level::get(10).expect("level")),
             opening_plies: 1,
