@@ -65,15 +65,18 @@ pub(super) fn play_games<G: grandmaitre_engine::Playable, E: Evaluator<G> + Sync
         }
         None => (Vec::new(), None),
     };
+    // Each finished game's number and opening, as the draw of the games
+    // left must know them.
     let finished_keys = finished
         .iter()
         .map(|played| {
-            let index = played.index.expect("checked by resume");
-            let levels = played.levels.expect("checked by resume");
-            let what = || {
-                let out = settings.games_out.as_deref().expect("a partial file");
-                partial_path(out).display().to_string()
+            let (Some(index), Some(levels)) = (played.index, played.levels) else {
+                unreachable!("open_partial keeps numbered games with their levels");
             };
+            let (part, _) = partial
+                .as_ref()
+                .expect("finished games come from a partial file");
+            let what = || part.display().to_string();
             Ok((index, recorded_key(game, played, levels, what)?))
         })
         .collect::<Result<HashMap<u32, OpeningKey>>>()?;
